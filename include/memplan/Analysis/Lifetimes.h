@@ -1,0 +1,123 @@
+//===- Lifetimes.h - Buffer lifetimes of a function -------------*- C++ -*-===//
+//
+// Part of memplan.
+//
+//===----------------------------------------------------------------------===//
+//
+// The lifetime analysis numbers the steps of a function, finds the values
+// that own storage (roots), follows aliases to them, and gives every root a
+// half-open interval of steps during which its buffer is live. The semantics
+// are those of docs/Lifetimes.md (and ../shared/design.md):
+//
+//  * Steps: the ops of the body in program order, the first being step 0;
+//    ops nested in the regions of control-flow ops (RegionBranchOpInterface:
+//    scf.for/if/while, memplan.recompute, ...) are numbered in pre-order,
+//    terminators included. Payload regions (linalg bodies) get no steps.
+//  * A value defined at step d and last used at step u is live on [d, u+1); a
+//    use inside a region op of a value defined outside it counts at the last
+//    nested step of the outermost region op that contains the use but not the
+//    definition. Arguments are live from step 0; returned values until the
+//    return op's step + 1; an unused value on [d, d+1). memref.dealloc is not
+//    a use.
+//  * Aliases (views, casts, reshapes, destination-style results, values
+//    forwarded through region branches) extend the lifetime of their root.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MEMPLAN_ANALYSIS_LIFETIMES_H
+#define MEMPLAN_ANALYSIS_LIFETIMES_H
+
+#include "memplan/Planning/Interval.h"
+
+#include "mlir/IR/Operation.h"
+#include "mlir/IR/Value.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+#include "mlir/Support/LLVM.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallVector.h"
+
+namespace mlir {
+namespace memplan {
+
+/// Where the storage of a root comes from.
+enum class RootKind {
+  /// A new buffer the function allocates (memref.alloc, tensor.empty, ...).
+  /// Planned unless it is returned.
+  Allocated,
+  /// A buffer already placed in an arena (memplan.view). Counts like a
+  /// planned buffer; its size is the bytes its placement reserves.
+  Placed,
+  /// A function argument: the caller's storage.
+  Argument,
+  /// Storage the arena does not hold: constants and globals, stack
+  /// allocations, results of calls, the arena itself.
+  External,
+};
+
+/// One root: a value that owns storage, with the lifetime of its buffer.
+struct Root {
+  Value value;
+  RootKind kind = RootKind::External;
+  /// Storage bytes of the value's type (for Placed: the reserved bytes).
+  uint64_t size = 0;
+  Interval live;
+  /// The buffer (or a value that may share it) reaches the function's return.
+  bool returned = false;
+
+  /// Whether the buffer belongs in the function's arena: allocated or placed
+  /// internally and not handed to the caller.
+  bool isPlanned() const {
+    return (kind == RootKind::Allocated || kind == RootKind::Placed) &&
+           !returned;
+  }
+};
+
+/// The lifetimes of one function.
+class FunctionLifetimes {
+public:
+  /// Analyses `func`. On input that cannot be analysed soundly (dynamic or
+  /// unranked shapes, element types without a fixed bit width, several
+  /// blocks, ops whose aliasing is unknown, buffers allocated in a loop and
+  /// carried to the next iteration) emits a located error and fails.
+  static FailureOr<FunctionLifetimes> analyze(FunctionOpInterface func);
+
+  /// All roots (arguments first, then in program order).
+  ArrayRef<Root> getRoots() const { return roots; }
+  /// The number of steps of the function.
+  int64_t getNumSteps() const { return numSteps; }
+  /// The step of `op`, or -1 if it has none (payload ops, other functions).
+  int64_t getStep(Operation *op) const { return steps.lookup(op) - 1; }
+  /// The last step nested in `op` (its own step when it has no regions).
+  int64_t getLastNestedStep(Operation *op) const;
+  /// The root index of every tensor/memref value analysed; -1 for others.
+  /// A value that may share the storage of several roots (a merge of
+  /// region-branch values) maps to the first.
+  int64_t getRootIndex(Value value) const;
+  /// The roots that `value` may share storage with.
+  SmallVector<const Root *> getRootsOf(Value value) const;
+  /// The lower bound: the peak of planned bytes and its first step.
+  LowerBound getPeak() const;
+
+private:
+  FunctionLifetimes() = default;
+
+  SmallVector<Root> roots;
+  /// Step + 1 of every stepped op (0 = no step).
+  DenseMap<Operation *, int64_t> steps;
+  DenseMap<Operation *, int64_t> lastNestedSteps;
+  /// Class of each analysed value, and the roots of each class.
+  DenseMap<Value, unsigned> classOf;
+  SmallVector<SmallVector<unsigned, 1>> classRoots;
+  int64_t numSteps = 0;
+
+  friend class LifetimeBuilder;
+};
+
+/// The storage bytes of a static-shaped tensor or memref type; see
+/// getStaticStorageBytes. Emits an error at `loc` and fails otherwise.
+FailureOr<uint64_t> getCheckedStorageBytes(Location loc, Type type);
+
+} // namespace memplan
+} // namespace mlir
+
+#endif // MEMPLAN_ANALYSIS_LIFETIMES_H

@@ -1,0 +1,46 @@
+//===- MemplanDialect.td - The memplan dialect -------------*- tablegen -*-===//
+//
+// Part of memplan.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MEMPLAN_DIALECT
+#define MEMPLAN_DIALECT
+
+include "mlir/IR/OpBase.td"
+
+def Memplan_Dialect : Dialect {
+  let name = "memplan";
+  let summary = "Static memory planning: lifetimes, rematerialization, arenas";
+  let description = [{
+    The `memplan` dialect makes a memory plan ordinary, typed IR:
+
+    * `#memplan.lifetime<start, end>` records when a buffer is live, as a
+      half-open interval of program steps;
+    * `#memplan.placement<...>` records where a placed buffer lives inside
+      its arena;
+    * `memplan.arena` is the single byte buffer that holds every planned
+      buffer of a function, and `memplan.view` a typed buffer at a static
+      offset inside it;
+    * `memplan.checkpoint` and `memplan.recompute` express, at tensor level,
+      which values are kept for their late uses and which are recomputed.
+
+    Discardable attributes: `memplan.lifetime` on an operation holds the
+    lifetime of the buffer its result owns (an array, one entry per result,
+    when the operation has several results; a `unit` entry for a result that
+    owns no buffer), and on a function argument the lifetime of that argument.
+  }];
+  let cppNamespace = "::mlir::memplan";
+  let useDefaultAttributePrinterParser = 1;
+  let hasOperationAttrVerify = 1;
+  let hasRegionArgAttrVerify = 1;
+  let extraClassDeclaration = [{
+    /// The discardable attribute that holds a lifetime annotation.
+    static ::llvm::StringRef getLifetimeAttrName() { return "memplan.lifetime"; }
+  }];
+}
+
+class Memplan_Op<string mnemonic, list<Trait> traits = []>
+    : Op<Memplan_Dialect, mnemonic, traits>;
+
+#endif // MEMPLAN_DIALECT

@@ -1,0 +1,143 @@
+//===- MemplanOps.td - memplan operations ------------------*- tablegen -*-===//
+//
+// Part of memplan.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MEMPLAN_OPS
+#define MEMPLAN_OPS
+
+include "memplan/IR/MemplanDialect.td"
+include "memplan/IR/MemplanAttrs.td"
+include "mlir/Interfaces/ControlFlowInterfaces.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/IR/OpBase.td"
+
+def Memplan_ArenaBuffer : MemRefRankOf<[I8], [1]>;
+
+//===----------------------------------------------------------------------===//
+// arena
+//===----------------------------------------------------------------------===//
+
+def Memplan_ArenaOp : Memplan_Op<"arena"> {
+  let summary = "The one byte buffer that holds a function's planned buffers";
+  let description = [{
+    Allocates the arena of the enclosing function: `N` bytes, aligned to
+    `alignment` bytes (a power of two). Every planned buffer of the function
+    is a `memplan.view` into it. The arena lives from function entry to exit.
+
+    ```mlir
+    %arena = memplan.arena alignment(64) : memref<4096xi8>
+    ```
+
+    Verifier: the result is a static `memref<Nxi8>` with `N > 0` and the
+    identity layout; `alignment` is a power of two.
+  }];
+  let arguments = (ins I64Attr:$alignment);
+  let results = (outs Res<Memplan_ArenaBuffer, "the arena",
+                          [MemAlloc<DefaultResource>]>:$result);
+  let assemblyFormat = "`alignment` `(` $alignment `)` attr-dict `:` type($result)";
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The arena's size in bytes.
+    int64_t getSizeInBytes() { return getType().getDimSize(0); }
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// view
+//===----------------------------------------------------------------------===//
+
+def Memplan_ViewOp : Memplan_Op<"view", [Pure]> {
+  let summary = "A typed buffer at a static offset inside an arena";
+  let description = [{
+    A static-shaped memref with the identity layout, placed at
+    `placement.offset` inside `arena` and reserving `placement.size` bytes.
+
+    ```mlir
+    %v = memplan.view %arena, #memplan.placement<offset = 64, size = 64, alignment = 64>
+        : memref<4096xi8> to memref<8xf32>
+    ```
+
+    Verifier: the result has a static shape, the identity layout and an
+    element type of fixed bit width; the offset is a multiple of the element's
+    storage size (aligned for the element type); `placement.size` covers the
+    result's bytes; when the arena's size is static, the reserved bytes lie
+    inside it.
+  }];
+  let arguments = (ins Memplan_ArenaBuffer:$arena,
+                       Memplan_PlacementAttr:$placement);
+  let results = (outs AnyStaticShapeMemRef:$result);
+  let assemblyFormat = [{
+    $arena `,` $placement attr-dict `:` type($arena) `to` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// checkpoint
+//===----------------------------------------------------------------------===//
+
+def Memplan_CheckpointOp : Memplan_Op<"checkpoint",
+    [Pure, AllTypesMatch<["input", "result"]>]> {
+  let summary = "Keeps a tensor value for its later uses";
+  let description = [{
+    Marks `input` as kept (checkpointed): its buffer stays live until the last
+    use of `result`, typically in the backward pass. The result is the same
+    value; the op only states the decision, so that later passes and reports
+    see it.
+
+    ```mlir
+    %kept = memplan.checkpoint %act : tensor<16x64xf32>
+    ```
+  }];
+  let arguments = (ins AnyStaticShapeTensor:$input);
+  let results = (outs AnyStaticShapeTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($result)";
+}
+
+//===----------------------------------------------------------------------===//
+// recompute
+//===----------------------------------------------------------------------===//
+
+def Memplan_RecomputeOp : Memplan_Op<"recompute", [
+    IsolatedFromAbove, RecursiveMemoryEffects,
+    SingleBlockImplicitTerminator<"::mlir::memplan::YieldOp">,
+    DeclareOpInterfaceMethods<RegionBranchOpInterface,
+                              ["getEntrySuccessorOperands"]>]> {
+  let summary = "Recomputes values from kept inputs";
+  let description = [{
+    Runs its body once and yields the recomputed values. The body is isolated
+    from above: everything it reads is an explicit input, forwarded to the
+    block arguments in order, so analyses see exactly what the recomputation
+    keeps alive.
+
+    ```mlir
+    %r = memplan.recompute(%kept, %w) : (tensor<16x64xf32>, tensor<64x64xf32>) -> tensor<16x64xf32> {
+    ^bb0(%x: tensor<16x64xf32>, %y: tensor<64x64xf32>):
+      ...
+      memplan.yield %v : tensor<16x64xf32>
+    }
+    ```
+
+    Verifier: the block arguments match the inputs in number and type; the
+    yielded values match the results.
+  }];
+  let arguments = (ins Variadic<AnyType>:$inputs);
+  let results = (outs Variadic<AnyType>:$results);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    `(` $inputs `)` `:` functional-type($inputs, $results) attr-dict-with-keyword $body
+  }];
+  let hasRegionVerifier = 1;
+}
+
+def Memplan_YieldOp : Memplan_Op<"yield", [
+    Pure, ReturnLike, Terminator, HasParent<"RecomputeOp">]> {
+  let summary = "Yields the recomputed values of a memplan.recompute";
+  let arguments = (ins Variadic<AnyType>:$values);
+  let builders = [OpBuilder<(ins), [{ /* nothing to yield */ }]>];
+  let assemblyFormat = "($values^ `:` type($values))? attr-dict";
+}
+
+#endif // MEMPLAN_OPS

@@ -1,0 +1,27 @@
+//===- Passes.h - memplan transformation passes -----------------*- C++ -*-===//
+//
+// Part of memplan.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MEMPLAN_TRANSFORMS_PASSES_H
+#define MEMPLAN_TRANSFORMS_PASSES_H
+
+#include "memplan/IR/MemplanDialect.h"
+
+#include "mlir/Interfaces/FunctionInterfaces.h"
+#include "mlir/Pass/Pass.h"
+
+namespace mlir {
+namespace memplan {
+
+#define GEN_PASS_DECL
+#include "memplan/Transforms/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "memplan/Transforms/Passes.h.inc"
+
+} // namespace memplan
+} // namespace mlir
+
+#endif // MEMPLAN_TRANSFORMS_PASSES_H

@@ -1,0 +1,75 @@
+//===- Passes.td - memplan transformation passes -----------*- tablegen -*-===//
+//
+// Part of memplan.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MEMPLAN_TRANSFORMS_PASSES
+#define MEMPLAN_TRANSFORMS_PASSES
+
+include "mlir/Pass/PassBase.td"
+
+def AnnotateLifetimesPass : Pass<"memplan-annotate-lifetimes"> {
+  let summary = "Annotate every buffer-owning value with its lifetime";
+  let description = [{
+    Runs the lifetime analysis on each function with a body nested in the
+    op it runs on (a module or a function) and records its result as
+    `memplan.lifetime = #memplan.lifetime<start, end>`: on the defining op of
+    every root (a value that owns storage; an array in result order, with
+    `unit` for results that own none, when the op has several results) and as
+    an argument attribute on each tensor or memref argument. Works on
+    tensor-level and memref-level functions; it changes nothing else.
+
+    **Steps.** The ops of the function body in program order, the first op
+    being step 0. Ops nested in the regions of control-flow ops (ops
+    implementing `RegionBranchOpInterface`: `scf.for`, `scf.if`, `scf.while`,
+    `memplan.recompute`, ...) get steps too, in pre-order: the region op
+    first, then its nested ops, terminators included (implicit ones too).
+    Payload regions of other ops (linalg bodies) get no steps; a use inside
+    them counts at the step of the op that holds the payload.
+
+    **Roots.** At memref level, `memref.alloc` results. At tensor level, the
+    results of ops that create a new tensor (`tensor.empty`,
+    `bufferization.alloc_tensor`, `tensor.pad`, `tensor.concat`,
+    `tensor.generate`, `tensor.from_elements`, `tensor.splat`, elementwise ops
+    on tensors). A destination-style op's result shares the buffer of its
+    init, so its root is the init's root. Views, casts, reshapes, slices and
+    `memplan.checkpoint` alias their source; values forwarded by region
+    terminators (`scf.yield`, `scf.condition`) merge with what they are
+    forwarded to, and every root that may share a value gets the lifetime of
+    the merged group. Function arguments, constants, globals, `memref.alloca`
+    and call results are not planned. Roots that reach the function's return
+    are the caller's and are not planned either.
+
+    **Lifetimes.** A value defined at step `d` and last used at step `u` is
+    live on `[d, u+1)`. A use, inside a region op, of a value defined outside
+    it counts at the last nested step of the outermost region op that
+    contains the use but not the definition (so a value read in a loop lives
+    until the loop ends). Arguments are live from step 0; returned values
+    until the return op's step + 1; an unused value on `[d, d+1)`.
+    `memref.dealloc` is not a use.
+
+    **Rejections.** Each is a located error and the pass fails:
+    - `unranked type ... is not supported: memplan plans static shapes`
+    - `dynamic shape ... is not supported: memplan plans static shapes`
+    - `element type ... of ... has no fixed bit width` (for instance `index`)
+      on a root
+    - `the size of ... overflows 64 bits`
+    - `function has N blocks; memplan supports single-block functions only`
+    - `region #i of '...' has N blocks; memplan supports single-block regions only`
+    - `memplan cannot analyse '...': it produces a tensor or memref and memplan
+      does not know whether it allocates a new buffer or aliases an operand`
+    - `tensor or memref produced inside the payload region of '...' is not
+      supported`
+    - `buffer allocated inside a loop is carried across iterations; memplan
+      cannot plan loop-carried allocations` (a root defined in a loop body
+      that reaches the loop's iteration arguments or results: two of its
+      instances can be live at once)
+    - `memplan cannot tell where the buffer of a tensor or memref of '...'
+      comes from` (a region-branch result or region argument that no
+      terminator or entry operand forwards to)
+  }];
+  let dependentDialects = ["::mlir::memplan::MemplanDialect"];
+}
+
+#endif // MEMPLAN_TRANSFORMS_PASSES

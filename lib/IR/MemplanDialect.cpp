@@ -1,0 +1,240 @@
+//===- MemplanDialect.cpp - The memplan dialect ---------------------------===//
+//
+// Part of memplan.
+//
+//===----------------------------------------------------------------------===//
+
+#include "memplan/IR/MemplanDialect.h"
+#include "memplan/IR/MemplanAttrs.h"
+#include "memplan/IR/MemplanOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+using namespace mlir::memplan;
+
+#include "memplan/IR/MemplanOpsDialect.cpp.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "memplan/IR/MemplanAttrs.cpp.inc"
+
+#define GET_OP_CLASSES
+#include "memplan/IR/MemplanOps.cpp.inc"
+
+void MemplanDialect::initialize() {
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "memplan/IR/MemplanAttrs.cpp.inc"
+      >();
+  addOperations<
+#define GET_OP_LIST
+#include "memplan/IR/MemplanOps.cpp.inc"
+      >();
+}
+
+//===----------------------------------------------------------------------===//
+// Storage sizes
+//===----------------------------------------------------------------------===//
+
+std::optional<uint64_t> mlir::memplan::getElementStorageBytes(Type type) {
+  if (auto complex = dyn_cast<ComplexType>(type)) {
+    std::optional<uint64_t> part = getElementStorageBytes(complex.getElementType());
+    if (!part)
+      return std::nullopt;
+    return 2 * *part;
+  }
+  if (!isa<IntegerType, FloatType>(type))
+    return std::nullopt;
+  unsigned bits = type.getIntOrFloatBitWidth();
+  if (bits == 0)
+    return std::nullopt;
+  return llvm::PowerOf2Ceil(llvm::divideCeil(bits, 8));
+}
+
+std::optional<uint64_t> mlir::memplan::getStaticStorageBytes(ShapedType type) {
+  if (!type.hasRank() || !type.hasStaticShape())
+    return std::nullopt;
+  std::optional<uint64_t> bytes = getElementStorageBytes(type.getElementType());
+  if (!bytes)
+    return std::nullopt;
+  uint64_t total = *bytes;
+  for (int64_t dim : type.getShape()) {
+    if (dim < 0)
+      return std::nullopt;
+    if (dim != 0 && total > UINT64_MAX / static_cast<uint64_t>(dim))
+      return std::nullopt;
+    total *= static_cast<uint64_t>(dim);
+  }
+  return total;
+}
+
+//===----------------------------------------------------------------------===//
+// Discardable attributes
+//===----------------------------------------------------------------------===//
+
+static LogicalResult verifyLifetimeAnnotation(Attribute value,
+                                              function_ref<InFlightDiagnostic()> emitError,
+                                              bool allowArray) {
+  if (isa<LifetimeAttr>(value))
+    return success();
+  if (auto array = dyn_cast<ArrayAttr>(value); array && allowArray) {
+    for (Attribute entry : array)
+      if (!isa<LifetimeAttr, UnitAttr>(entry))
+        return emitError() << "'" << MemplanDialect::getLifetimeAttrName()
+                           << "' array entries must be #memplan.lifetime or unit";
+    return success();
+  }
+  return emitError() << "'" << MemplanDialect::getLifetimeAttrName()
+                     << "' must be a #memplan.lifetime"
+                     << (allowArray ? " or an array of them" : "");
+}
+
+LogicalResult MemplanDialect::verifyOperationAttribute(Operation *op,
+                                                       NamedAttribute attr) {
+  if (attr.getName() != getLifetimeAttrName())
+    return op->emitError() << "unknown memplan attribute '" << attr.getName()
+                           << "'";
+  if (failed(verifyLifetimeAnnotation(
+          attr.getValue(), [&] { return op->emitError(); }, true)))
+    return failure();
+  if (auto array = dyn_cast<ArrayAttr>(attr.getValue());
+      array && array.size() != op->getNumResults())
+    return op->emitError() << "'" << getLifetimeAttrName() << "' has "
+                           << array.size() << " entries for "
+                           << op->getNumResults() << " results";
+  return success();
+}
+
+LogicalResult MemplanDialect::verifyRegionArgAttribute(Operation *op,
+                                                       unsigned regionIndex,
+                                                       unsigned argIndex,
+                                                       NamedAttribute attr) {
+  if (attr.getName() != getLifetimeAttrName())
+    return op->emitError() << "unknown memplan argument attribute '"
+                           << attr.getName() << "'";
+  return verifyLifetimeAnnotation(
+      attr.getValue(), [&] { return op->emitError(); }, false);
+}
+
+//===----------------------------------------------------------------------===//
+// Attributes
+//===----------------------------------------------------------------------===//
+
+LogicalResult LifetimeAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                   int64_t start, int64_t end) {
+  if (start < 0)
+    return emitError() << "lifetime start must be non-negative, got " << start;
+  if (start >= end)
+    return emitError() << "lifetime must be non-empty: start (" << start
+                       << ") must be less than end (" << end << ")";
+  return success();
+}
+
+LogicalResult PlacementAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                    int64_t offset, int64_t size,
+                                    int64_t alignment) {
+  if (offset < 0)
+    return emitError() << "placement offset must be non-negative, got " << offset;
+  if (size <= 0)
+    return emitError() << "placement size must be positive, got " << size;
+  if (alignment <= 0 || !llvm::isPowerOf2_64(alignment))
+    return emitError() << "placement alignment must be a power of two, got "
+                       << alignment;
+  if (offset % alignment != 0)
+    return emitError() << "placement offset " << offset
+                       << " is not a multiple of its alignment " << alignment;
+  if (offset > INT64_MAX - size)
+    return emitError() << "placement end overflows 64 bits";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// ArenaOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ArenaOp::verify() {
+  MemRefType type = getType();
+  if (!type.hasStaticShape() || type.getDimSize(0) <= 0)
+    return emitOpError("arena must have a static, positive size, got ") << type;
+  if (!type.getLayout().isIdentity())
+    return emitOpError("arena must have the identity layout");
+  int64_t alignment = getAlignment();
+  if (alignment <= 0 || !llvm::isPowerOf2_64(alignment))
+    return emitOpError("alignment must be a power of two, got ") << alignment;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// ViewOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ViewOp::verify() {
+  MemRefType type = getType();
+  if (!type.getLayout().isIdentity())
+    return emitOpError("result must have the identity layout, got ") << type;
+  std::optional<uint64_t> elementBytes =
+      getElementStorageBytes(type.getElementType());
+  if (!elementBytes)
+    return emitOpError("element type ")
+           << type.getElementType() << " has no fixed bit width";
+  std::optional<uint64_t> bytes = getStaticStorageBytes(type);
+  if (!bytes)
+    return emitOpError("result size overflows 64 bits");
+  PlacementAttr placement = getPlacement();
+  uint64_t offset = placement.getOffset();
+  uint64_t size = placement.getSize();
+  if (offset % *elementBytes != 0)
+    return emitOpError("offset ")
+           << offset << " is not aligned for element type "
+           << type.getElementType() << " (" << *elementBytes << " bytes)";
+  if (size < *bytes)
+    return emitOpError("placement reserves ")
+           << size << " bytes but the view needs " << *bytes;
+  MemRefType arenaType = getArena().getType();
+  if (arenaType.hasStaticShape() &&
+      offset + size > static_cast<uint64_t>(arenaType.getDimSize(0)))
+    return emitOpError("placed bytes [")
+           << offset << ", " << offset + size << ") exceed the arena of "
+           << arenaType.getDimSize(0) << " bytes";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// RecomputeOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult RecomputeOp::verifyRegions() {
+  Block &body = getBody().front();
+  if (body.getNumArguments() != getInputs().size())
+    return emitOpError("body has ")
+           << body.getNumArguments() << " arguments for "
+           << getInputs().size() << " inputs";
+  for (auto [i, arg, input] :
+       llvm::enumerate(body.getArguments(), getInputs()))
+    if (arg.getType() != input.getType())
+      return emitOpError("body argument #")
+             << i << " has type " << arg.getType() << " but input #" << i
+             << " has type " << input.getType();
+  auto yield = cast<YieldOp>(body.getTerminator());
+  if (yield.getValues().getTypes() != getResultTypes())
+    return emitOpError("yields (")
+           << yield.getValues().getTypes() << ") but its results are ("
+           << getResultTypes() << ")";
+  return success();
+}
+
+void RecomputeOp::getSuccessorRegions(RegionBranchPoint point,
+                                      SmallVectorImpl<RegionSuccessor> &regions) {
+  if (point.isParent()) {
+    regions.push_back(RegionSuccessor(&getBody(), getBody().getArguments()));
+    return;
+  }
+  regions.push_back(RegionSuccessor(getOperation(), getResults()));
+}
+
+OperandRange RecomputeOp::getEntrySuccessorOperands(RegionSuccessor successor) {
+  return getInputs();
+}

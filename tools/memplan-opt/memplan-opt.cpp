@@ -1,0 +1,36 @@
+//===- memplan-opt.cpp - The memplan optimizer driver ---------------------===//
+//
+// Part of memplan. An mlir-opt with every upstream dialect and pass plus
+// memplan's dialect, passes and test passes.
+//
+//===----------------------------------------------------------------------===//
+
+#include "memplan/IR/MemplanDialect.h"
+#include "memplan/Transforms/Passes.h"
+
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/InitAllPasses.h"
+#include "mlir/Tools/mlir-opt/MlirOptMain.h"
+
+namespace mlir {
+namespace memplan {
+void registerTestPrintLifetimesPass();
+} // namespace memplan
+} // namespace mlir
+
+int main(int argc, char **argv) {
+  mlir::registerAllPasses();
+  mlir::memplan::registerMemplanPasses();
+  mlir::memplan::registerTestPrintLifetimesPass();
+
+  mlir::DialectRegistry registry;
+  mlir::registerAllDialects(registry);
+  mlir::registerAllExtensions(registry);
+  registry.insert<mlir::memplan::MemplanDialect>();
+
+  return mlir::asMainReturnCode(mlir::MlirOptMain(
+      argc, argv, "memplan optimizer driver: static memory planning passes\n",
+      registry));
+}
