@@ -319,7 +319,11 @@ int64_t LifetimeBuilder::defStep(Value value) const {
     Operation *owner = arg.getOwner()->getParentOp();
     return owner == func.getOperation() ? 0 : out.getStep(owner);
   }
-  return out.getStep(value.getDefiningOp());
+  // Results of a region op exist once it finishes: at its last nested step.
+  Operation *def = value.getDefiningOp();
+  if (isa<RegionBranchOpInterface>(def))
+    return out.getLastNestedStep(def);
+  return out.getStep(def);
 }
 
 int64_t LifetimeBuilder::useStep(Value value, Operation *user) const {

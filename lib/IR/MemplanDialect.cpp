@@ -95,8 +95,8 @@ static LogicalResult verifyLifetimeAnnotation(Attribute value,
 LogicalResult MemplanDialect::verifyOperationAttribute(Operation *op,
                                                        NamedAttribute attr) {
   if (attr.getName() != getLifetimeAttrName())
-    return op->emitError() << "unknown memplan attribute '" << attr.getName()
-                           << "'";
+    return op->emitError() << "unknown memplan attribute '"
+                           << attr.getName().getValue() << "'";
   if (failed(verifyLifetimeAnnotation(
           attr.getValue(), [&] { return op->emitError(); }, true)))
     return failure();
@@ -114,7 +114,7 @@ LogicalResult MemplanDialect::verifyRegionArgAttribute(Operation *op,
                                                        NamedAttribute attr) {
   if (attr.getName() != getLifetimeAttrName())
     return op->emitError() << "unknown memplan argument attribute '"
-                           << attr.getName() << "'";
+                           << attr.getName().getValue() << "'";
   return verifyLifetimeAnnotation(
       attr.getValue(), [&] { return op->emitError(); }, false);
 }
@@ -205,26 +205,6 @@ LogicalResult ViewOp::verify() {
 //===----------------------------------------------------------------------===//
 // RecomputeOp
 //===----------------------------------------------------------------------===//
-
-LogicalResult RecomputeOp::verifyRegions() {
-  Block &body = getBody().front();
-  if (body.getNumArguments() != getInputs().size())
-    return emitOpError("body has ")
-           << body.getNumArguments() << " arguments for "
-           << getInputs().size() << " inputs";
-  for (auto [i, arg, input] :
-       llvm::enumerate(body.getArguments(), getInputs()))
-    if (arg.getType() != input.getType())
-      return emitOpError("body argument #")
-             << i << " has type " << arg.getType() << " but input #" << i
-             << " has type " << input.getType();
-  auto yield = cast<YieldOp>(body.getTerminator());
-  if (yield.getValues().getTypes() != getResultTypes())
-    return emitOpError("yields (")
-           << yield.getValues().getTypes() << ") but its results are ("
-           << getResultTypes() << ")";
-  return success();
-}
 
 void RecomputeOp::getSuccessorRegions(RegionBranchPoint point,
                                       SmallVectorImpl<RegionSuccessor> &regions) {

@@ -55,7 +55,7 @@ def Memplan_ViewOp : Memplan_Op<"view", [Pure]> {
     `placement.offset` inside `arena` and reserving `placement.size` bytes.
 
     ```mlir
-    %v = memplan.view %arena, #memplan.placement<offset = 64, size = 64, alignment = 64>
+    %v = memplan.view %arena[<offset = 64, size = 64, alignment = 64>]
         : memref<4096xi8> to memref<8xf32>
     ```
 
@@ -69,7 +69,7 @@ def Memplan_ViewOp : Memplan_Op<"view", [Pure]> {
                        Memplan_PlacementAttr:$placement);
   let results = (outs AnyStaticShapeMemRef:$result);
   let assemblyFormat = [{
-    $arena `,` $placement attr-dict `:` type($arena) `to` type($result)
+    $arena `[` $placement `]` attr-dict `:` type($arena) `to` type($result)
   }];
   let hasVerifier = 1;
 }
@@ -120,8 +120,8 @@ def Memplan_RecomputeOp : Memplan_Op<"recompute", [
     }
     ```
 
-    Verifier: the block arguments match the inputs in number and type; the
-    yielded values match the results.
+    Verifier (RegionBranchOpInterface): the block arguments match the inputs
+    in number and type; the yielded values match the results.
   }];
   let arguments = (ins Variadic<AnyType>:$inputs);
   let results = (outs Variadic<AnyType>:$results);
@@ -129,7 +129,6 @@ def Memplan_RecomputeOp : Memplan_Op<"recompute", [
   let assemblyFormat = [{
     `(` $inputs `)` `:` functional-type($inputs, $results) attr-dict-with-keyword $body
   }];
-  let hasRegionVerifier = 1;
 }
 
 def Memplan_YieldOp : Memplan_Op<"yield", [

@@ -4,7 +4,8 @@
 // line per root, then the peak, in a stable text format:
 //
 //   lifetimes of @f (N steps)
-//     %name = <op name or "argument">: <size> B [start, end) <status>
+//     %name = <op name> @<step>: <size> B [start, end) <status>
+//     %argN = argument: <size> B [start, end) argument
 //   peak = <bytes> at step <s>
 //
 // where <status> is `planned`, `placed`, `returned` (caller-owned),
@@ -64,7 +65,7 @@ struct TestPrintLifetimesPass
         root.value.printAsOperand(os, state);
         os << " = ";
         if (Operation *def = root.value.getDefiningOp())
-          os << def->getName();
+          os << def->getName() << " @" << lifetimes->getStep(def);
         else
           os << "argument";
         os << ": " << root.size << " B [" << root.live.start << ", "

@@ -1,0 +1,221 @@
+// RUN: memplan-opt %s -split-input-file -verify-diagnostics
+
+// expected-error @+1 {{lifetime must be non-empty: start (3) must be less than end (3)}}
+func.func @empty_lifetime() attributes {x = #memplan.lifetime<3, 3>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{lifetime start must be non-negative, got -1}}
+func.func @negative_lifetime() attributes {x = #memplan.lifetime<-1, 3>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{placement alignment must be a power of two, got 48}}
+func.func @bad_alignment() attributes {x = #memplan.placement<offset = 0, size = 8, alignment = 48>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{placement offset 32 is not a multiple of its alignment 64}}
+func.func @misaligned_placement() attributes {x = #memplan.placement<offset = 32, size = 8, alignment = 64>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{placement size must be positive, got 0}}
+func.func @empty_placement() attributes {x = #memplan.placement<offset = 0, size = 0, alignment = 1>} {
+  return
+}
+
+// -----
+
+func.func @arena_not_bytes() {
+  // expected-error @+1 {{'memplan.arena' op result #0 must be 1D memref of 8-bit signless integer values}}
+  %a = memplan.arena alignment(64) : memref<16xf32>
+  return
+}
+
+// -----
+
+func.func @arena_dynamic() {
+  // expected-error @+1 {{arena must have a static, positive size, got 'memref<?xi8>'}}
+  %a = memplan.arena alignment(64) : memref<?xi8>
+  return
+}
+
+// -----
+
+func.func @arena_alignment() {
+  // expected-error @+1 {{alignment must be a power of two, got 12}}
+  %a = memplan.arena alignment(12) : memref<64xi8>
+  return
+}
+
+// -----
+
+func.func @view_outside_arena() {
+  %a = memplan.arena alignment(64) : memref<128xi8>
+  // expected-error @+1 {{placed bytes [64, 192) exceed the arena of 128 bytes}}
+  %v = memplan.view %a[<offset = 64, size = 128, alignment = 64>] : memref<128xi8> to memref<32xf32>
+  return
+}
+
+// -----
+
+func.func @view_too_small() {
+  %a = memplan.arena alignment(64) : memref<128xi8>
+  // expected-error @+1 {{placement reserves 64 bytes but the view needs 128}}
+  %v = memplan.view %a[<offset = 0, size = 64, alignment = 64>] : memref<128xi8> to memref<32xf32>
+  return
+}
+
+// -----
+
+func.func @view_misaligned_for_element() {
+  %a = memplan.arena alignment(64) : memref<128xi8>
+  // expected-error @+1 {{offset 2 is not aligned for element type 'f32' (4 bytes)}}
+  %v = memplan.view %a[<offset = 2, size = 16, alignment = 2>] : memref<128xi8> to memref<4xf32>
+  return
+}
+
+// -----
+
+func.func @view_index_elements() {
+  %a = memplan.arena alignment(64) : memref<128xi8>
+  // expected-error @+1 {{element type 'index' has no fixed bit width}}
+  %v = memplan.view %a[<offset = 0, size = 64, alignment = 64>] : memref<128xi8> to memref<4xindex>
+  return
+}
+
+// -----
+
+func.func @view_strided() {
+  %a = memplan.arena alignment(64) : memref<128xi8>
+  // expected-error @+1 {{result must have the identity layout}}
+  %v = memplan.view %a[<offset = 0, size = 64, alignment = 64>] : memref<128xi8> to memref<4xf32, strided<[2]>>
+  return
+}
+
+// -----
+
+func.func @view_dynamic(%a: memref<128xi8>) {
+  // expected-error @+1 {{'memplan.view' op result #0 must be statically shaped memref of any type values}}
+  %v = memplan.view %a[<offset = 0, size = 64, alignment = 64>] : memref<128xi8> to memref<?xf32>
+  return
+}
+
+// -----
+
+func.func @checkpoint_type_mismatch(%x: tensor<4xf32>) {
+  // expected-error @+1 {{'memplan.checkpoint' op failed to verify that all of {input, result} have same type}}
+  %k = "memplan.checkpoint"(%x) : (tensor<4xf32>) -> tensor<4xf16>
+  return
+}
+
+// -----
+
+func.func @checkpoint_dynamic(%x: tensor<?xf32>) {
+  // expected-error @+1 {{'memplan.checkpoint' op operand #0 must be statically shaped tensor of any type values}}
+  %k = memplan.checkpoint %x : tensor<?xf32>
+  return
+}
+
+// -----
+
+func.func @recompute_arg_count(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+2 {{along control flow edge from parent to Region #0: region branch point has 1 operands, but region successor needs 0 inputs}}
+  // expected-note @+1 {{region branch point}}
+  %r = memplan.recompute(%x) : (tensor<4xf32>) -> tensor<4xf32> {
+    %e = tensor.empty() : tensor<4xf32>
+    memplan.yield %e : tensor<4xf32>
+  }
+  return %r : tensor<4xf32>
+}
+
+// -----
+
+func.func @recompute_arg_type(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+2 {{successor operand type #0 'tensor<4xf32>' should match successor input type #0 'tensor<4xf16>'}}
+  // expected-note @+1 {{region branch point}}
+  %r = memplan.recompute(%x) : (tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%a: tensor<4xf16>):
+    %e = tensor.empty() : tensor<4xf32>
+    memplan.yield %e : tensor<4xf32>
+  }
+  return %r : tensor<4xf32>
+}
+
+// -----
+
+func.func @recompute_yield_types(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{successor operand type #0 'tensor<4xf16>' should match successor input type #0 'tensor<4xf32>'}}
+  %r = memplan.recompute(%x) : (tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%a: tensor<4xf32>):
+    %e = tensor.empty() : tensor<4xf16>
+    // expected-note @+1 {{region branch point}}
+    memplan.yield %e : tensor<4xf16>
+  }
+  return %r : tensor<4xf32>
+}
+
+// -----
+
+func.func @recompute_isolated(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-note @+1 {{required by region isolation constraints}}
+  %r = memplan.recompute() : () -> tensor<4xf32> {
+    // expected-error @+1 {{using value defined outside the region}}
+    %y = linalg.exp ins(%x : tensor<4xf32>) outs(%x : tensor<4xf32>) -> tensor<4xf32>
+    memplan.yield %y : tensor<4xf32>
+  }
+  return %r : tensor<4xf32>
+}
+
+// -----
+
+func.func @yield_outside_recompute() {
+  // expected-error @+1 {{'memplan.yield' op expects parent op 'memplan.recompute'}}
+  memplan.yield
+}
+
+// -----
+
+// expected-error @+1 {{'memplan.lifetime' must be a #memplan.lifetime or an array of them}}
+func.func @lifetime_wrong_kind() attributes {memplan.lifetime = 3 : i64} {
+  return
+}
+
+// -----
+
+func.func @lifetime_array_size() {
+  // expected-error @+1 {{'memplan.lifetime' has 2 entries for 1 results}}
+  %0 = memref.alloc() {memplan.lifetime = [#memplan.lifetime<0, 1>, unit]} : memref<4xf32>
+  return
+}
+
+// -----
+
+func.func @lifetime_array_entry() {
+  // expected-error @+1 {{'memplan.lifetime' array entries must be #memplan.lifetime or unit}}
+  %0 = memref.alloc() {memplan.lifetime = [5]} : memref<4xf32>
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'memplan.lifetime' must be a #memplan.lifetime}}
+func.func @lifetime_arg_array(%a: memref<4xf32> {memplan.lifetime = [#memplan.lifetime<0, 1>]}) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{unknown memplan attribute 'memplan.offset'}}
+func.func @unknown_attribute() attributes {memplan.offset = 3} {
+  return
+}
