@@ -1,0 +1,133 @@
+// RUN: memplan-opt %s -split-input-file -verify-diagnostics --memplan-annotate-lifetimes
+// RUN: not memplan-opt %s -split-input-file --memplan-annotate-lifetimes 2>&1 | FileCheck %s --check-prefix=EXIT
+// EXIT: error:
+
+// One case per rejection documented in Passes.td.
+
+// expected-error @+1 {{dynamic shape 'tensor<?xf32>' is not supported: memplan plans static shapes}}
+func.func @dynamic_argument(%x: tensor<?xf32>) {
+  return
+}
+
+// -----
+
+func.func @dynamic_alloc(%n: index) {
+  // expected-error @+1 {{dynamic shape 'memref<?xf32>' is not supported: memplan plans static shapes}}
+  %a = memref.alloc(%n) : memref<?xf32>
+  return
+}
+
+// -----
+
+func.func @unranked(%x: memref<4xf32>) {
+  // expected-error @+1 {{unranked type 'memref<*xf32>' is not supported: memplan plans static shapes}}
+  %u = memref.cast %x : memref<4xf32> to memref<*xf32>
+  return
+}
+
+// -----
+
+func.func @index_elements() {
+  // expected-error @+1 {{element type 'index' of 'memref<4xindex>' has no fixed bit width}}
+  %a = memref.alloc() : memref<4xindex>
+  return
+}
+
+// -----
+
+func.func @overflow() {
+  // expected-error @+1 {{the size of 'tensor<4611686018427387904x8xf32>' overflows 64 bits}}
+  %e = tensor.empty() : tensor<4611686018427387904x8xf32>
+  return
+}
+
+// -----
+
+// expected-error @+1 {{function has 2 blocks; memplan supports single-block functions only}}
+func.func @two_blocks(%b: i1) {
+  cf.br ^bb1
+^bb1:
+  return
+}
+
+// -----
+
+func.func @multi_block_region() {
+  // expected-error @+1 {{region #0 of 'scf.execute_region' has 2 blocks; memplan supports single-block regions only}}
+  scf.execute_region {
+    cf.br ^bb1
+  ^bb1:
+    scf.yield
+  }
+  return
+}
+
+// -----
+
+func.func @unknown_op(%src: tensor<4x4xf32>, %idx: tensor<2x1xi32>) {
+  // expected-error @+1 {{memplan cannot analyse 'tensor.gather': it produces a tensor or memref and memplan does not know whether it allocates a new buffer or aliases an operand}}
+  %0 = tensor.gather %src[%idx] gather_dims([0]) : (tensor<4x4xf32>, tensor<2x1xi32>) -> tensor<2x1x4xf32>
+  return
+}
+
+// -----
+
+func.func @buffer_in_payload(%x: tensor<4xf32>) {
+  %r = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      outs(%x : tensor<4xf32>) {
+  ^bb0(%out: f32):
+    // expected-error @+1 {{tensor or memref produced inside the payload region of 'linalg.generic' is not supported}}
+    %t = tensor.empty() : tensor<2xf32>
+    linalg.yield %out : f32
+  } -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @loop_carried_alloc(%f: f32) -> memref<4xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %init = memref.alloc() : memref<4xf32>
+  // expected-note @+1 {{carried by this loop}}
+  %r = scf.for %i = %c0 to %c4 step %c1 iter_args(%acc = %init) -> memref<4xf32> {
+    // expected-error @+1 {{buffer allocated inside a loop is carried across iterations; memplan cannot plan loop-carried allocations}}
+    %n = memref.alloc() : memref<4xf32>
+    linalg.add ins(%acc, %acc : memref<4xf32>, memref<4xf32>) outs(%n : memref<4xf32>)
+    scf.yield %n : memref<4xf32>
+  }
+  return %r : memref<4xf32>
+}
+
+// -----
+
+func.func @loop_carried_tensor(%f: f32, %x: tensor<4xf32>) -> tensor<4xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  // expected-note @+1 {{carried by this loop}}
+  %r = scf.for %i = %c0 to %c4 step %c1 iter_args(%acc = %x) -> tensor<4xf32> {
+    // expected-error @+1 {{buffer allocated inside a loop is carried across iterations; memplan cannot plan loop-carried allocations}}
+    %e = tensor.empty() : tensor<4xf32>
+    %n = linalg.add ins(%acc, %acc : tensor<4xf32>, tensor<4xf32>) outs(%e : tensor<4xf32>) -> tensor<4xf32>
+    scf.yield %n : tensor<4xf32>
+  }
+  return %r : tensor<4xf32>
+}
+
+// -----
+
+func.func @unforwarded_result(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %c0 = arith.constant 0 : index
+  %c4 = arith.constant 4 : index
+  %c1 = arith.constant 1 : index
+  // expected-error @+1 {{memplan cannot tell where the buffer of a tensor or memref of 'scf.parallel' comes from}}
+  %r = scf.parallel (%i) = (%c0) to (%c4) step (%c1) init (%x) -> tensor<4xf32> {
+    scf.reduce(%x : tensor<4xf32>) {
+    ^bb0(%a: tensor<4xf32>, %b: tensor<4xf32>):
+      scf.reduce.return %a : tensor<4xf32>
+    }
+  }
+  return %r : tensor<4xf32>
+}
