@@ -108,7 +108,9 @@ private:
     if (ra != rb)
       parent[std::max(ra, rb)] = std::min(ra, rb);
   }
-  void markRoot(Value value, RootKind kind) { rootKind[ids.lookup(value)] = kind; }
+  void markRoot(Value value, RootKind kind) {
+    rootKind[ids.lookup(value)] = kind;
+  }
 
   mutable FunctionOpInterface func;
   FunctionLifetimes &out;
@@ -247,8 +249,8 @@ LogicalResult LifetimeBuilder::classifyResults(Operation *op) {
   // Destination-style results share the buffer of their init.
   if (auto dps = dyn_cast<DestinationStyleOpInterface>(op)) {
     for (Value result : results)
-      edges.push_back({dps.getTiedOpOperand(cast<OpResult>(result))->get(),
-                       result});
+      edges.push_back(
+          {dps.getTiedOpOperand(cast<OpResult>(result))->get(), result});
     return success();
   }
   // Values forwarded by region terminators (scf.if/for/while results).
@@ -289,7 +291,8 @@ LogicalResult LifetimeBuilder::addBranchEdges(RegionBranchOpInterface branch) {
   SmallVector<RegionSuccessor> successors;
   branch.getSuccessorRegions(RegionBranchPoint::parent(), successors);
   for (RegionSuccessor &successor : successors)
-    if (failed(addForwarding(branch, branch.getEntrySuccessorOperands(successor),
+    if (failed(addForwarding(branch,
+                             branch.getEntrySuccessorOperands(successor),
                              successor.getSuccessorInputs())))
       return failure();
   for (Region &region : branch->getRegions()) {
@@ -297,9 +300,8 @@ LogicalResult LifetimeBuilder::addBranchEdges(RegionBranchOpInterface branch) {
       for (BlockArgument arg : block.getArguments())
         if (isBufferType(arg.getType()))
           needIncoming.push_back(arg);
-      auto terminator =
-          dyn_cast_or_null<RegionBranchTerminatorOpInterface>(
-              block.empty() ? nullptr : &block.back());
+      auto terminator = dyn_cast_or_null<RegionBranchTerminatorOpInterface>(
+          block.empty() ? nullptr : &block.back());
       if (!terminator)
         continue;
       successors.clear();
@@ -349,9 +351,10 @@ LogicalResult LifetimeBuilder::checkLoopCarried(ArrayRef<unsigned> members) {
   SmallVector<Operation *> loops;
   for (unsigned id : members) {
     Value value = values[id];
-    Operation *owner = isa<BlockArgument>(value)
-                           ? cast<BlockArgument>(value).getOwner()->getParentOp()
-                           : value.getDefiningOp();
+    Operation *owner =
+        isa<BlockArgument>(value)
+            ? cast<BlockArgument>(value).getOwner()->getParentOp()
+            : value.getDefiningOp();
     auto branch = dyn_cast_or_null<RegionBranchOpInterface>(owner);
     if (branch && owner != func.getOperation() && branch.hasLoop())
       loops.push_back(owner);
@@ -478,11 +481,11 @@ LogicalResult LifetimeBuilder::run() {
     root.live = classLive[index];
     root.returned = classReturned[index];
     if (root.kind == RootKind::Placed)
-      root.size = cast<ViewOp>(root.value.getDefiningOp())
-                      .getPlacement()
-                      .getSize();
+      root.size =
+          cast<ViewOp>(root.value.getDefiningOp()).getPlacement().getSize();
     else if (root.kind == RootKind::Allocated)
-      root.size = *getStaticStorageBytes(cast<ShapedType>(root.value.getType()));
+      root.size =
+          *getStaticStorageBytes(cast<ShapedType>(root.value.getType()));
     else
       root.size = getStaticStorageBytes(cast<ShapedType>(root.value.getType()))
                       .value_or(0);

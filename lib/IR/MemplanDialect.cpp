@@ -41,7 +41,8 @@ void MemplanDialect::initialize() {
 
 std::optional<uint64_t> mlir::memplan::getElementStorageBytes(Type type) {
   if (auto complex = dyn_cast<ComplexType>(type)) {
-    std::optional<uint64_t> part = getElementStorageBytes(complex.getElementType());
+    std::optional<uint64_t> part =
+        getElementStorageBytes(complex.getElementType());
     if (!part)
       return std::nullopt;
     return 2 * *part;
@@ -75,16 +76,18 @@ std::optional<uint64_t> mlir::memplan::getStaticStorageBytes(ShapedType type) {
 // Discardable attributes
 //===----------------------------------------------------------------------===//
 
-static LogicalResult verifyLifetimeAnnotation(Attribute value,
-                                              function_ref<InFlightDiagnostic()> emitError,
-                                              bool allowArray) {
+static LogicalResult
+verifyLifetimeAnnotation(Attribute value,
+                         function_ref<InFlightDiagnostic()> emitError,
+                         bool allowArray) {
   if (isa<LifetimeAttr>(value))
     return success();
   if (auto array = dyn_cast<ArrayAttr>(value); array && allowArray) {
     for (Attribute entry : array)
       if (!isa<LifetimeAttr, UnitAttr>(entry))
-        return emitError() << "'" << MemplanDialect::getLifetimeAttrName()
-                           << "' array entries must be #memplan.lifetime or unit";
+        return emitError()
+               << "'" << MemplanDialect::getLifetimeAttrName()
+               << "' array entries must be #memplan.lifetime or unit";
     return success();
   }
   return emitError() << "'" << MemplanDialect::getLifetimeAttrName()
@@ -133,11 +136,12 @@ LogicalResult LifetimeAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   return success();
 }
 
-LogicalResult PlacementAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                                    int64_t offset, int64_t size,
-                                    int64_t alignment) {
+LogicalResult
+PlacementAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                      int64_t offset, int64_t size, int64_t alignment) {
   if (offset < 0)
-    return emitError() << "placement offset must be non-negative, got " << offset;
+    return emitError() << "placement offset must be non-negative, got "
+                       << offset;
   if (size <= 0)
     return emitError() << "placement size must be positive, got " << size;
   if (alignment <= 0 || !llvm::isPowerOf2_64(alignment))
@@ -206,8 +210,8 @@ LogicalResult ViewOp::verify() {
 // RecomputeOp
 //===----------------------------------------------------------------------===//
 
-void RecomputeOp::getSuccessorRegions(RegionBranchPoint point,
-                                      SmallVectorImpl<RegionSuccessor> &regions) {
+void RecomputeOp::getSuccessorRegions(
+    RegionBranchPoint point, SmallVectorImpl<RegionSuccessor> &regions) {
   if (point.isParent()) {
     regions.push_back(RegionSuccessor(&getBody(), getBody().getArguments()));
     return;
