@@ -1,0 +1,101 @@
+//===- Packing.h - Packing buffers into one arena ---------------*- C++ -*-===//
+//
+// Part of memplan. IR-free: depends on LLVM Support only.
+//
+//===----------------------------------------------------------------------===//
+//
+// The dynamic storage allocation problem: give every buffer
+// (id, [start, end), size, alignment) an offset, a multiple of its alignment,
+// so that buffers whose lifetimes overlap do not overlap in
+// [offset, offset + size), with the arena (the highest end) as small as
+// possible. The lower bound (peak live bytes) is the target.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MEMPLAN_PLANNING_PACKING_H
+#define MEMPLAN_PLANNING_PACKING_H
+
+#include "memplan/Planning/Interval.h"
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace mlir {
+namespace memplan {
+
+/// One buffer to place.
+struct PackItem {
+  Interval live;
+  uint64_t size = 0;
+  /// A power of two.
+  uint64_t alignment = 1;
+};
+
+enum class PackAlgorithm {
+  /// Size descending, best-fitting gap among time-overlapping placed buffers.
+  GreedySize,
+  /// Start order, best fit (a sweep over a free list).
+  GreedyTime,
+  /// Several orders and a randomized improvement until the time limit or
+  /// until the arena equals the lower bound. The default.
+  Best,
+  /// Branch and bound over canonical placements; proves optimality when it
+  /// finishes within the time limit.
+  Exact,
+};
+
+/// Parses "greedy-size", "greedy-time", "best", "exact".
+std::optional<PackAlgorithm> parsePackAlgorithm(llvm::StringRef name);
+llvm::StringRef stringifyPackAlgorithm(PackAlgorithm algorithm);
+
+struct PackOptions {
+  PackAlgorithm algorithm = PackAlgorithm::Best;
+  /// Wall-clock limit for Best and Exact, in seconds.
+  double timeLimitSeconds = 1.0;
+  /// Decision mode: stop as soon as an arena <= capacity is found.
+  std::optional<uint64_t> capacity;
+  /// Seed of the randomized improvement (Best).
+  uint64_t seed = 1;
+};
+
+struct PackResult {
+  /// One offset per item, in input order.
+  std::vector<uint64_t> offsets;
+  /// The highest offset + size (0 when there are no items).
+  uint64_t arena = 0;
+  /// Peak live bytes: no arena can be smaller.
+  uint64_t lowerBound = 0;
+  /// The arena is proven minimal (it equals the lower bound, or the exact
+  /// search was exhausted).
+  bool optimal = false;
+  /// Decision mode: the capacity was proven too small (exact search
+  /// exhausted without a fit).
+  bool provenInfeasible = false;
+};
+
+/// Packs `items`. Items must have valid intervals, positive sizes and
+/// power-of-two alignments (checked by validatePackItems).
+PackResult pack(llvm::ArrayRef<PackItem> items, const PackOptions &options);
+
+/// Checks the items themselves; returns an error message or std::nullopt.
+std::optional<std::string> validatePackItems(llvm::ArrayRef<PackItem> items);
+
+/// An independent check of a packing: offsets aligned, no two buffers with
+/// overlapping lifetimes sharing a byte, everything below `arena`. Returns
+/// a message naming the two clashing items (by index), or std::nullopt.
+std::optional<std::string> checkPacking(llvm::ArrayRef<PackItem> items,
+                                        llvm::ArrayRef<uint64_t> offsets,
+                                        uint64_t arena);
+
+/// Peak live bytes of the items.
+uint64_t packLowerBound(llvm::ArrayRef<PackItem> items);
+
+} // namespace memplan
+} // namespace mlir
+
+#endif // MEMPLAN_PLANNING_PACKING_H

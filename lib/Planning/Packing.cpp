@@ -1,0 +1,732 @@
+//===- Packing.cpp - Packing buffers into one arena -----------------------===//
+//
+// Part of memplan. IR-free: depends on LLVM Support only.
+//
+//===----------------------------------------------------------------------===//
+
+#include "memplan/Planning/Packing.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/MathExtras.h"
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <numeric>
+#include <random>
+#include <set>
+
+using namespace mlir::memplan;
+using llvm::ArrayRef;
+
+std::optional<PackAlgorithm>
+mlir::memplan::parsePackAlgorithm(llvm::StringRef name) {
+  return llvm::StringSwitch<std::optional<PackAlgorithm>>(name)
+      .Case("greedy-size", PackAlgorithm::GreedySize)
+      .Case("greedy-time", PackAlgorithm::GreedyTime)
+      .Case("best", PackAlgorithm::Best)
+      .Case("exact", PackAlgorithm::Exact)
+      .Default(std::nullopt);
+}
+
+llvm::StringRef mlir::memplan::stringifyPackAlgorithm(PackAlgorithm algorithm) {
+  switch (algorithm) {
+  case PackAlgorithm::GreedySize:
+    return "greedy-size";
+  case PackAlgorithm::GreedyTime:
+    return "greedy-time";
+  case PackAlgorithm::Best:
+    return "best";
+  case PackAlgorithm::Exact:
+    return "exact";
+  }
+  return "unknown";
+}
+
+static uint64_t alignUp(uint64_t value, uint64_t alignment) {
+  return (value + alignment - 1) & ~(alignment - 1);
+}
+
+std::optional<std::string>
+mlir::memplan::validatePackItems(ArrayRef<PackItem> items) {
+  for (auto [i, item] : llvm::enumerate(items)) {
+    if (!item.live.isValid())
+      return "item " + std::to_string(i) + ": empty lifetime [" +
+             std::to_string(item.live.start) + ", " +
+             std::to_string(item.live.end) + ")";
+    if (item.size == 0)
+      return "item " + std::to_string(i) + ": size must be positive";
+    if (item.alignment == 0 || !llvm::isPowerOf2_64(item.alignment))
+      return "item " + std::to_string(i) + ": alignment " +
+             std::to_string(item.alignment) + " is not a power of two";
+    if (item.size > (UINT64_MAX >> 2) || item.alignment > (UINT64_MAX >> 2))
+      return "item " + std::to_string(i) + ": size or alignment too large";
+  }
+  return std::nullopt;
+}
+
+uint64_t mlir::memplan::packLowerBound(ArrayRef<PackItem> items) {
+  std::vector<LiveRange> ranges;
+  ranges.reserve(items.size());
+  for (const PackItem &item : items)
+    ranges.push_back({item.live, item.size});
+  return computeLowerBound(ranges).bytes;
+}
+
+std::optional<std::string>
+mlir::memplan::checkPacking(ArrayRef<PackItem> items,
+                            ArrayRef<uint64_t> offsets, uint64_t arena) {
+  if (offsets.size() != items.size())
+    return "expected " + std::to_string(items.size()) + " offsets, got " +
+           std::to_string(offsets.size());
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (offsets[i] % items[i].alignment != 0)
+      return "item " + std::to_string(i) + ": offset " +
+             std::to_string(offsets[i]) +
+             " is not a multiple of its alignment " +
+             std::to_string(items[i].alignment);
+    if (offsets[i] > arena || items[i].size > arena - offsets[i])
+      return "item " + std::to_string(i) + " ends past the arena of " +
+             std::to_string(arena) + " bytes";
+  }
+  // Sweep over time; the live set is ordered by offset, so a new buffer
+  // only needs checking against its neighbours there.
+  std::vector<size_t> order(items.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::vector<std::pair<int64_t, size_t>> ends; // (end, index)
+  llvm::sort(order, [&](size_t a, size_t b) {
+    return items[a].live.start < items[b].live.start;
+  });
+  std::set<std::pair<uint64_t, size_t>> live; // (offset, index)
+  std::multimap<int64_t, size_t> byEnd;
+  for (size_t i : order) {
+    int64_t start = items[i].live.start;
+    while (!byEnd.empty() && byEnd.begin()->first <= start) {
+      size_t j = byEnd.begin()->second;
+      live.erase({offsets[j], j});
+      byEnd.erase(byEnd.begin());
+    }
+    auto clash = [&](size_t j) {
+      return "items " + std::to_string(j) + " and " + std::to_string(i) +
+             " overlap in time and share bytes: [" +
+             std::to_string(offsets[j]) + ", " +
+             std::to_string(offsets[j] + items[j].size) + ") and [" +
+             std::to_string(offsets[i]) + ", " +
+             std::to_string(offsets[i] + items[i].size) + ")";
+    };
+    auto next = live.lower_bound({offsets[i], 0});
+    if (next != live.end() && next->first < offsets[i] + items[i].size)
+      return clash(next->second);
+    if (next != live.begin()) {
+      auto prev = std::prev(next);
+      if (prev->first + items[prev->second].size > offsets[i])
+        return clash(prev->second);
+    }
+    live.insert({offsets[i], i});
+    byEnd.insert({items[i].live.end, i});
+  }
+  return std::nullopt;
+}
+
+namespace {
+using Clock = std::chrono::steady_clock;
+
+struct Deadline {
+  Clock::time_point end;
+  explicit Deadline(double seconds)
+      : end(Clock::now() +
+            std::chrono::microseconds(static_cast<int64_t>(seconds * 1e6))) {}
+  bool expired() const { return Clock::now() >= end; }
+};
+
+/// A static centered interval tree over a set of items, answering "which
+/// items overlap [s, e)" in O(log n + answers).
+class IntervalTree {
+public:
+  IntervalTree(ArrayRef<PackItem> items, ArrayRef<uint32_t> ids)
+      : items(items) {
+    std::vector<uint32_t> all(ids.begin(), ids.end());
+    root = build(all);
+  }
+
+  template <typename Fn> void forEachOverlap(Interval q, Fn &&fn) const {
+    query(root, q, fn);
+  }
+
+private:
+  struct Node {
+    int64_t center;
+    std::vector<uint32_t> byStart; // ascending start
+    std::vector<uint32_t> byEnd;   // descending end
+    int left = -1, right = -1;
+  };
+
+  int build(std::vector<uint32_t> &ids) {
+    if (ids.empty())
+      return -1;
+    std::vector<int64_t> points;
+    points.reserve(ids.size());
+    for (uint32_t id : ids)
+      points.push_back(items[id].live.start);
+    auto mid = points.begin() + points.size() / 2;
+    std::nth_element(points.begin(), mid, points.end());
+    int64_t center = *mid;
+    std::vector<uint32_t> here, left, right;
+    for (uint32_t id : ids) {
+      const Interval &live = items[id].live;
+      if (live.end <= center)
+        left.push_back(id);
+      else if (live.start > center)
+        right.push_back(id);
+      else
+        here.push_back(id);
+    }
+    ids.clear();
+    ids.shrink_to_fit();
+    int index = nodes.size();
+    nodes.push_back({center, here, here, -1, -1});
+    llvm::sort(nodes[index].byStart, [&](uint32_t a, uint32_t b) {
+      return items[a].live.start < items[b].live.start;
+    });
+    llvm::sort(nodes[index].byEnd, [&](uint32_t a, uint32_t b) {
+      return items[a].live.end > items[b].live.end;
+    });
+    int l = build(left);
+    int r = build(right);
+    nodes[index].left = l;
+    nodes[index].right = r;
+    return index;
+  }
+
+  template <typename Fn> void query(int index, Interval q, Fn &fn) const {
+    while (index >= 0) {
+      const Node &node = nodes[index];
+      if (q.end <= node.center) {
+        for (uint32_t id : node.byStart) {
+          if (items[id].live.start >= q.end)
+            break;
+          fn(id);
+        }
+        index = node.left;
+      } else if (q.start > node.center) {
+        for (uint32_t id : node.byEnd) {
+          if (items[id].live.end <= q.start)
+            break;
+          fn(id);
+        }
+        index = node.right;
+      } else {
+        for (uint32_t id : node.byStart)
+          fn(id);
+        query(node.left, q, fn);
+        index = node.right;
+      }
+    }
+  }
+
+  ArrayRef<PackItem> items;
+  std::vector<Node> nodes;
+  int root = -1;
+};
+
+/// The items of one independent time segment and how to place them.
+struct Segment {
+  ArrayRef<PackItem> items;
+  std::vector<uint32_t> ids; // indices into items
+  uint64_t lowerBound = 0;
+};
+
+/// Places `order` one by one, each at the best-fitting gap among the
+/// time-overlapping items already placed (the smallest gap that fits, lowest
+/// offset on ties), or on top of them. Returns the arena, or nullopt when it
+/// runs past `deadline` or past `cutoff`.
+std::optional<uint64_t>
+placeInOrder(const Segment &seg, const IntervalTree &tree,
+             ArrayRef<uint32_t> order, std::vector<uint64_t> &offsets,
+             std::vector<uint8_t> &placed, const Deadline *deadline,
+             uint64_t cutoff) {
+  for (uint32_t id : seg.ids)
+    placed[id] = 0;
+  uint64_t arena = 0;
+  std::vector<std::pair<uint64_t, uint64_t>> busy; // (offset, end)
+  size_t count = 0;
+  for (uint32_t id : order) {
+    if (deadline && (++count & 255) == 0 && deadline->expired())
+      return std::nullopt;
+    const PackItem &item = seg.items[id];
+    busy.clear();
+    tree.forEachOverlap(item.live, [&](uint32_t other) {
+      if (placed[other])
+        busy.push_back(
+            {offsets[other], offsets[other] + seg.items[other].size});
+    });
+    llvm::sort(busy);
+    uint64_t cursor = 0, bestOffset = UINT64_MAX, bestGap = UINT64_MAX;
+    for (auto [lo, hi] : busy) {
+      if (lo > cursor) {
+        uint64_t at = alignUp(cursor, item.alignment);
+        if (at + item.size <= lo && lo - cursor < bestGap) {
+          bestGap = lo - cursor;
+          bestOffset = at;
+        }
+      }
+      cursor = std::max(cursor, hi);
+    }
+    if (bestOffset == UINT64_MAX)
+      bestOffset = alignUp(cursor, item.alignment);
+    offsets[id] = bestOffset;
+    placed[id] = 1;
+    arena = std::max(arena, bestOffset + item.size);
+    if (arena >= cutoff)
+      return std::nullopt;
+  }
+  return arena;
+}
+
+/// Start order, best fit, as a sweep over an ordered free list: at each step
+/// the overlapping placed items are exactly the live ones. O(n log n).
+uint64_t sweepStartOrder(const Segment &seg, std::vector<uint64_t> &offsets) {
+  std::vector<uint32_t> order(seg.ids);
+  const auto &items = seg.items;
+  llvm::sort(order, [&](uint32_t a, uint32_t b) {
+    if (items[a].live.start != items[b].live.start)
+      return items[a].live.start < items[b].live.start;
+    if (items[a].size != items[b].size)
+      return items[a].size > items[b].size;
+    return a < b;
+  });
+  std::map<uint64_t, uint64_t> freeByOffset;      // offset -> size
+  std::set<std::pair<uint64_t, uint64_t>> bySize; // (size, offset)
+  std::multimap<int64_t, uint32_t> ending;        // end -> id
+  uint64_t top = 0, arena = 0;
+
+  auto addFree = [&](uint64_t offset, uint64_t size) {
+    // Coalesce with neighbours, then merge into the top if it touches it.
+    auto next = freeByOffset.lower_bound(offset);
+    if (next != freeByOffset.end() && offset + size == next->first) {
+      size += next->second;
+      bySize.erase({next->second, next->first});
+      next = freeByOffset.erase(next);
+    }
+    if (next != freeByOffset.begin()) {
+      auto prev = std::prev(next);
+      if (prev->first + prev->second == offset) {
+        offset = prev->first;
+        size += prev->second;
+        bySize.erase({prev->second, prev->first});
+        freeByOffset.erase(prev);
+      }
+    }
+    if (offset + size == top) {
+      top = offset;
+      return;
+    }
+    freeByOffset[offset] = size;
+    bySize.insert({size, offset});
+  };
+  auto takeFree = [&](uint64_t offset, uint64_t size, uint64_t at,
+                      uint64_t need) {
+    bySize.erase({size, offset});
+    freeByOffset.erase(offset);
+    if (at > offset) {
+      freeByOffset[offset] = at - offset;
+      bySize.insert({at - offset, offset});
+    }
+    if (at + need < offset + size) {
+      uint64_t rest = offset + size - (at + need);
+      freeByOffset[at + need] = rest;
+      bySize.insert({rest, at + need});
+    }
+  };
+
+  for (uint32_t id : order) {
+    const PackItem &item = items[id];
+    while (!ending.empty() && ending.begin()->first <= item.live.start) {
+      uint32_t done = ending.begin()->second;
+      ending.erase(ending.begin());
+      addFree(offsets[done], items[done].size);
+    }
+    uint64_t at = UINT64_MAX;
+    for (auto it = bySize.lower_bound({item.size, 0}); it != bySize.end();
+         ++it) {
+      uint64_t candidate = alignUp(it->second, item.alignment);
+      if (candidate + item.size <= it->second + it->first) {
+        at = candidate;
+        takeFree(it->second, it->first, at, item.size);
+        break;
+      }
+    }
+    if (at == UINT64_MAX) {
+      at = alignUp(top, item.alignment);
+      if (at > top) {
+        freeByOffset[top] = at - top;
+        bySize.insert({at - top, top});
+      }
+      top = at + item.size;
+    }
+    offsets[id] = at;
+    arena = std::max(arena, at + item.size);
+    ending.insert({item.live.end, id});
+  }
+  return arena;
+}
+
+/// Sort keys for the greedy orders tried by Best.
+enum class OrderKind { Size, Area, Duration, Start, Random };
+
+std::vector<uint32_t> makeOrder(const Segment &seg, OrderKind kind,
+                                std::mt19937_64 *rng) {
+  std::vector<uint32_t> order(seg.ids);
+  const auto &items = seg.items;
+  auto duration = [&](uint32_t i) {
+    return static_cast<uint64_t>(items[i].live.end - items[i].live.start);
+  };
+  auto byKey = [&](auto key) {
+    llvm::stable_sort(order, [&](uint32_t a, uint32_t b) {
+      auto ka = key(a), kb = key(b);
+      if (ka != kb)
+        return ka > kb;
+      return a < b;
+    });
+  };
+  switch (kind) {
+  case OrderKind::Size:
+    byKey(
+        [&](uint32_t i) { return std::make_pair(items[i].size, duration(i)); });
+    break;
+  case OrderKind::Area:
+    byKey([&](uint32_t i) {
+      return static_cast<double>(items[i].size) *
+             static_cast<double>(duration(i));
+    });
+    break;
+  case OrderKind::Duration:
+    byKey(
+        [&](uint32_t i) { return std::make_pair(duration(i), items[i].size); });
+    break;
+  case OrderKind::Start:
+    llvm::stable_sort(order, [&](uint32_t a, uint32_t b) {
+      return items[a].live.start < items[b].live.start;
+    });
+    break;
+  case OrderKind::Random: {
+    // Size order with multiplicative noise: keeps big buffers early.
+    std::uniform_real_distribution<double> noise(0.5, 1.5);
+    std::vector<double> key(items.size());
+    for (uint32_t i : order)
+      key[i] = static_cast<double>(items[i].size) * noise(*rng);
+    llvm::stable_sort(order,
+                      [&](uint32_t a, uint32_t b) { return key[a] > key[b]; });
+    break;
+  }
+  }
+  return order;
+}
+
+/// Branch and bound over canonical placements: items are placed in
+/// non-decreasing offset order, each at its floor (the aligned top of the
+/// time-overlapping items already placed); every gravity-settled packing is
+/// such a sequence, so the search is complete. Bounds: in each time section,
+/// the unplaced items live there stack above max(last offset, the section's
+/// highest placed top).
+class ExactSearch {
+public:
+  ExactSearch(const Segment &seg, uint64_t incumbent,
+              std::vector<uint64_t> &bestOffsets, const Deadline &deadline,
+              std::optional<uint64_t> capacity)
+      : seg(seg), items(seg.items), best(incumbent), bestOffsets(bestOffsets),
+        deadline(deadline), capacity(capacity) {}
+
+  /// Returns true when the search was exhausted (the incumbent is optimal).
+  bool run();
+  uint64_t getBest() const { return best; }
+
+private:
+  bool dfs(size_t depth, uint64_t last, uint32_t lastLocal, uint64_t arena);
+
+  const Segment &seg;
+  ArrayRef<PackItem> items;
+  uint64_t best;
+  std::vector<uint64_t> &bestOffsets;
+  const Deadline &deadline;
+  std::optional<uint64_t> capacity;
+
+  size_t n = 0;
+  std::vector<uint32_t> global;           // local -> item id
+  std::vector<std::vector<uint32_t>> adj; // time-overlapping neighbours
+  std::vector<uint32_t> secLo, secHi;     // sections of each local item
+  std::vector<uint64_t> secTop, secUnplaced;
+  std::vector<uint64_t> floorTop, offset;
+  std::vector<uint32_t> unplacedNeighbours;
+  std::vector<uint8_t> placed;
+  uint64_t nodes = 0;
+  bool timedOut = false;
+  bool stop = false;
+};
+
+bool ExactSearch::run() {
+  n = seg.ids.size();
+  global = seg.ids;
+  // Sections between consecutive event points.
+  std::vector<int64_t> points;
+  for (uint32_t id : global) {
+    points.push_back(items[id].live.start);
+    points.push_back(items[id].live.end);
+  }
+  llvm::sort(points);
+  points.erase(std::unique(points.begin(), points.end()), points.end());
+  size_t sections = points.size() - 1;
+  secLo.resize(n);
+  secHi.resize(n);
+  for (size_t i = 0; i < n; ++i) {
+    const Interval &live = items[global[i]].live;
+    secLo[i] = std::lower_bound(points.begin(), points.end(), live.start) -
+               points.begin();
+    secHi[i] = std::lower_bound(points.begin(), points.end(), live.end) -
+               points.begin();
+  }
+  secTop.assign(sections, 0);
+  secUnplaced.assign(sections, 0);
+  for (size_t i = 0; i < n; ++i)
+    for (uint32_t s = secLo[i]; s < secHi[i]; ++s)
+      secUnplaced[s] += items[global[i]].size;
+  adj.assign(n, {});
+  for (size_t i = 0; i < n; ++i)
+    for (size_t j = i + 1; j < n; ++j)
+      if (items[global[i]].live.overlaps(items[global[j]].live)) {
+        adj[i].push_back(j);
+        adj[j].push_back(i);
+      }
+  floorTop.assign(n, 0);
+  offset.assign(n, 0);
+  placed.assign(n, 0);
+  unplacedNeighbours.resize(n);
+  for (size_t i = 0; i < n; ++i)
+    unplacedNeighbours[i] = adj[i].size();
+  dfs(0, 0, UINT32_MAX, 0);
+  return !timedOut && !stop;
+}
+
+bool ExactSearch::dfs(size_t depth, uint64_t last, uint32_t lastLocal,
+                      uint64_t arena) {
+  if ((++nodes & 1023) == 0 && deadline.expired()) {
+    timedOut = true;
+    return false;
+  }
+  if (depth == n) {
+    if (arena < best) {
+      best = arena;
+      for (size_t i = 0; i < n; ++i)
+        bestOffsets[global[i]] = offset[i];
+      if (capacity && best <= *capacity)
+        stop = true;
+    }
+    return true;
+  }
+  // Bound: per section, unplaced items stack above max(last, top).
+  uint64_t bound = arena;
+  for (size_t s = 0; s < secTop.size(); ++s)
+    if (secUnplaced[s])
+      bound = std::max(bound, std::max(last, secTop[s]) + secUnplaced[s]);
+  if (bound >= best)
+    return true;
+
+  // Candidates: unplaced items whose floor is >= last (ties by index).
+  struct Candidate {
+    uint64_t floor;
+    uint32_t local;
+  };
+  llvm::SmallVector<Candidate, 32> candidates;
+  for (uint32_t i = 0; i < n; ++i) {
+    if (placed[i])
+      continue;
+    uint64_t floor = alignUp(floorTop[i], items[global[i]].alignment);
+    if (floor < last ||
+        (floor == last && lastLocal != UINT32_MAX && i < lastLocal)) {
+      // Can it still rise to a legal offset? Only if a neighbour is unplaced.
+      if (unplacedNeighbours[i] == 0)
+        return true; // dead: it can never be placed canonically
+      continue;
+    }
+    if (floor + items[global[i]].size >= best)
+      return true; // it can only go higher: no improvement below
+    candidates.push_back({floor, i});
+  }
+  llvm::sort(candidates, [&](const Candidate &a, const Candidate &b) {
+    if (a.floor != b.floor)
+      return a.floor < b.floor;
+    const PackItem &x = items[global[a.local]], &y = items[global[b.local]];
+    uint64_t ax = x.size * static_cast<uint64_t>(x.live.end - x.live.start);
+    uint64_t ay = y.size * static_cast<uint64_t>(y.live.end - y.live.start);
+    if (ax != ay)
+      return ax > ay;
+    return a.local < b.local;
+  });
+
+  llvm::SmallVector<std::pair<uint32_t, uint64_t>, 16> undoFloor;
+  llvm::SmallVector<std::pair<uint32_t, uint64_t>, 16> undoSec;
+  for (const Candidate &c : candidates) {
+    uint32_t i = c.local;
+    const PackItem &item = items[global[i]];
+    uint64_t top = c.floor + item.size;
+    placed[i] = 1;
+    offset[i] = c.floor;
+    undoFloor.clear();
+    undoSec.clear();
+    for (uint32_t j : adj[i]) {
+      --unplacedNeighbours[j];
+      if (!placed[j] && floorTop[j] < top) {
+        undoFloor.push_back({j, floorTop[j]});
+        floorTop[j] = top;
+      }
+    }
+    for (uint32_t s = secLo[i]; s < secHi[i]; ++s) {
+      secUnplaced[s] -= item.size;
+      if (secTop[s] < top) {
+        undoSec.push_back({s, secTop[s]});
+        secTop[s] = top;
+      }
+    }
+    dfs(depth + 1, c.floor, i, std::max(arena, top));
+    for (auto [s, old] : undoSec)
+      secTop[s] = old;
+    for (uint32_t s = secLo[i]; s < secHi[i]; ++s)
+      secUnplaced[s] += item.size;
+    for (auto [j, old] : undoFloor)
+      floorTop[j] = old;
+    for (uint32_t j : adj[i])
+      ++unplacedNeighbours[j];
+    placed[i] = 0;
+    if (timedOut || stop)
+      return false;
+  }
+  return true;
+}
+
+/// Splits items into segments that no lifetime crosses.
+std::vector<Segment> splitSegments(ArrayRef<PackItem> items) {
+  std::vector<uint32_t> order(items.size());
+  std::iota(order.begin(), order.end(), 0);
+  llvm::sort(order, [&](uint32_t a, uint32_t b) {
+    return items[a].live.start < items[b].live.start;
+  });
+  std::vector<Segment> segments;
+  int64_t maxEnd = INT64_MIN;
+  for (uint32_t id : order) {
+    if (segments.empty() || items[id].live.start >= maxEnd) {
+      segments.push_back(Segment{items, {}, 0});
+    }
+    segments.back().ids.push_back(id);
+    maxEnd = std::max(maxEnd, items[id].live.end);
+  }
+  for (Segment &seg : segments) {
+    std::vector<PackItem> part;
+    part.reserve(seg.ids.size());
+    for (uint32_t id : seg.ids)
+      part.push_back(items[id]);
+    seg.lowerBound = packLowerBound(part);
+  }
+  return segments;
+}
+
+/// Random orders tried without improvement before Best gives up early.
+constexpr unsigned kMaxStall = 256;
+
+/// Best for one segment: returns the arena; offsets filled.
+uint64_t packBest(const Segment &seg, std::vector<uint64_t> &offsets,
+                  const Deadline &deadline, uint64_t target, uint64_t seed) {
+  uint64_t best = sweepStartOrder(seg, offsets);
+  if (best <= target)
+    return best;
+  std::vector<uint64_t> trial(offsets.size());
+  std::vector<uint8_t> placed(offsets.size(), 0);
+  IntervalTree tree(seg.items, seg.ids);
+  auto keep = [&](uint64_t arena) {
+    best = arena;
+    for (uint32_t id : seg.ids)
+      offsets[id] = trial[id];
+  };
+  for (OrderKind kind : {OrderKind::Size, OrderKind::Area, OrderKind::Duration,
+                         OrderKind::Start}) {
+    std::vector<uint32_t> order = makeOrder(seg, kind, nullptr);
+    std::optional<uint64_t> arena =
+        placeInOrder(seg, tree, order, trial, placed, &deadline, best);
+    if (arena && *arena < best)
+      keep(*arena);
+    if (best <= target || deadline.expired())
+      return best;
+  }
+  // Randomized improvement until the deadline, the target, or a stall.
+  std::mt19937_64 rng(seed);
+  for (unsigned stall = 0;
+       best > target && stall < kMaxStall && !deadline.expired(); ++stall) {
+    std::vector<uint32_t> order = makeOrder(seg, OrderKind::Random, &rng);
+    std::optional<uint64_t> arena =
+        placeInOrder(seg, tree, order, trial, placed, &deadline, best);
+    if (arena && *arena < best) {
+      keep(*arena);
+      stall = 0;
+    }
+  }
+  return best;
+}
+} // namespace
+
+PackResult mlir::memplan::pack(ArrayRef<PackItem> items,
+                               const PackOptions &options) {
+  PackResult result;
+  result.offsets.assign(items.size(), 0);
+  if (items.empty()) {
+    result.optimal = true;
+    return result;
+  }
+  Deadline deadline(options.timeLimitSeconds);
+  std::vector<Segment> segments = splitSegments(items);
+  for (const Segment &seg : segments)
+    result.lowerBound = std::max(result.lowerBound, seg.lowerBound);
+  // No segment needs to go below the bound that the whole arena must reach.
+  const uint64_t target = result.lowerBound;
+  bool provenOptimal = true;
+  for (Segment &seg : segments) {
+    uint64_t arena = 0;
+    bool segmentProven = false;
+    switch (options.algorithm) {
+    case PackAlgorithm::GreedyTime:
+      arena = sweepStartOrder(seg, result.offsets);
+      break;
+    case PackAlgorithm::GreedySize: {
+      IntervalTree tree(items, seg.ids);
+      std::vector<uint8_t> placed(items.size(), 0);
+      std::vector<uint32_t> order = makeOrder(seg, OrderKind::Size, nullptr);
+      arena = *placeInOrder(seg, tree, order, result.offsets, placed, nullptr,
+                            UINT64_MAX);
+      break;
+    }
+    case PackAlgorithm::Best:
+      arena = packBest(seg, result.offsets, deadline, target, options.seed);
+      break;
+    case PackAlgorithm::Exact: {
+      // Start from the heuristic with a tenth of the time, then search.
+      Deadline heuristic(options.timeLimitSeconds * 0.1 / segments.size());
+      arena = packBest(seg, result.offsets, heuristic, target, options.seed);
+      if (arena <= target || (options.capacity && arena <= *options.capacity))
+        break;
+      ExactSearch search(seg, arena, result.offsets, deadline,
+                         options.capacity);
+      bool exhausted = search.run();
+      arena = search.getBest();
+      segmentProven = exhausted;
+      if (exhausted && options.capacity && arena > *options.capacity)
+        result.provenInfeasible = true;
+      break;
+    }
+    }
+    if (arena > target && !segmentProven)
+      provenOptimal = false;
+    result.arena = std::max(result.arena, arena);
+  }
+  result.optimal = provenOptimal;
+  return result;
+}

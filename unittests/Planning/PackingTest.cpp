@@ -1,0 +1,216 @@
+//===- PackingTest.cpp - Tests for the arena packers ----------------------===//
+//
+// Part of memplan.
+//
+//===----------------------------------------------------------------------===//
+
+#include "memplan/Planning/Packing.h"
+
+#include "gtest/gtest.h"
+
+#include <algorithm>
+#include <functional>
+#include <random>
+#include <vector>
+
+using namespace mlir::memplan;
+
+namespace {
+
+/// The oracle: every pair, by definition. Independent of checkPacking.
+bool bruteForceValid(const std::vector<PackItem> &items,
+                     const std::vector<uint64_t> &offsets, uint64_t arena) {
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (offsets[i] % items[i].alignment != 0)
+      return false;
+    if (offsets[i] + items[i].size > arena)
+      return false;
+    for (size_t j = i + 1; j < items.size(); ++j) {
+      bool timeOverlap = items[i].live.start < items[j].live.end &&
+                         items[j].live.start < items[i].live.end;
+      bool byteOverlap = offsets[i] < offsets[j] + items[j].size &&
+                         offsets[j] < offsets[i] + items[i].size;
+      if (timeOverlap && byteOverlap)
+        return false;
+    }
+  }
+  return true;
+}
+
+uint64_t arenaOf(const std::vector<PackItem> &items,
+                 const std::vector<uint64_t> &offsets) {
+  uint64_t arena = 0;
+  for (size_t i = 0; i < items.size(); ++i)
+    arena = std::max(arena, offsets[i] + items[i].size);
+  return arena;
+}
+
+/// The optimum by exhaustive search over every aligned offset.
+uint64_t bruteForceOptimum(const std::vector<PackItem> &items) {
+  uint64_t upper = 0;
+  for (const PackItem &item : items)
+    upper = ((upper + item.alignment - 1) / item.alignment) * item.alignment +
+            item.size;
+  uint64_t best = upper;
+  std::vector<uint64_t> offsets(items.size());
+  std::function<void(size_t, uint64_t)> dfs = [&](size_t i, uint64_t arena) {
+    if (arena >= best)
+      return;
+    if (i == items.size()) {
+      best = arena;
+      return;
+    }
+    for (uint64_t at = 0; at + items[i].size < best; at += items[i].alignment) {
+      bool ok = true;
+      for (size_t j = 0; j < i && ok; ++j)
+        if (items[i].live.overlaps(items[j].live) &&
+            at < offsets[j] + items[j].size && offsets[j] < at + items[i].size)
+          ok = false;
+      if (!ok)
+        continue;
+      offsets[i] = at;
+      dfs(i + 1, std::max(arena, at + items[i].size));
+    }
+  };
+  dfs(0, 0);
+  return best;
+}
+
+std::vector<PackItem> randomInstance(std::mt19937_64 &rng, int maxItems,
+                                     int64_t horizon, uint64_t maxSize,
+                                     uint64_t maxAlignLog) {
+  int n = std::uniform_int_distribution<int>(1, maxItems)(rng);
+  std::vector<PackItem> items;
+  for (int i = 0; i < n; ++i) {
+    int64_t a = std::uniform_int_distribution<int64_t>(0, horizon - 1)(rng);
+    int64_t b = std::uniform_int_distribution<int64_t>(a + 1, horizon)(rng);
+    uint64_t size = std::uniform_int_distribution<uint64_t>(1, maxSize)(rng);
+    uint64_t align = uint64_t(1) << std::uniform_int_distribution<uint64_t>(
+                         0, maxAlignLog)(rng);
+    items.push_back({{a, b}, size, align});
+  }
+  return items;
+}
+
+const PackAlgorithm kAll[] = {PackAlgorithm::GreedySize,
+                              PackAlgorithm::GreedyTime, PackAlgorithm::Best,
+                              PackAlgorithm::Exact};
+
+TEST(PackingTest, ParseNames) {
+  for (PackAlgorithm a : kAll)
+    EXPECT_EQ(parsePackAlgorithm(stringifyPackAlgorithm(a)), a);
+  EXPECT_FALSE(parsePackAlgorithm("fastest").has_value());
+}
+
+TEST(PackingTest, Empty) {
+  PackResult r = pack({}, PackOptions());
+  EXPECT_EQ(r.arena, 0u);
+  EXPECT_TRUE(r.optimal);
+}
+
+TEST(PackingTest, ValidateRejectsBadItems) {
+  EXPECT_TRUE(validatePackItems({{{0, 1}, 4, 1}}) == std::nullopt);
+  EXPECT_TRUE(validatePackItems({{{1, 1}, 4, 1}}).has_value());
+  EXPECT_TRUE(validatePackItems({{{0, 1}, 0, 1}}).has_value());
+  EXPECT_TRUE(validatePackItems({{{0, 1}, 4, 3}}).has_value());
+}
+
+TEST(PackingTest, CheckPackingNamesTheClash) {
+  std::vector<PackItem> items = {{{0, 4}, 8, 1}, {{2, 6}, 8, 1}};
+  std::optional<std::string> error = checkPacking(items, {0, 4}, 16);
+  ASSERT_TRUE(error.has_value());
+  EXPECT_NE(error->find("items 0 and 1"), std::string::npos) << *error;
+  EXPECT_FALSE(checkPacking(items, {0, 8}, 16).has_value());
+  EXPECT_TRUE(checkPacking(items, {0, 8}, 15).has_value()); // past the arena
+  std::vector<PackItem> aligned = {{{0, 4}, 8, 16}};
+  EXPECT_TRUE(checkPacking(aligned, {8}, 32).has_value()); // misaligned
+}
+
+TEST(PackingTest, MiniMallocExample) {
+  // input.12.csv of MiniMalloc's examples: fits exactly in 12 bytes.
+  std::vector<PackItem> items = {{{0, 3}, 4, 1},
+                                 {{3, 9}, 4, 1},
+                                 {{0, 9}, 4, 1},
+                                 {{9, 21}, 4, 1},
+                                 {{0, 21}, 4, 1}};
+  for (PackAlgorithm a : kAll) {
+    PackOptions options;
+    options.algorithm = a;
+    PackResult r = pack(items, options);
+    EXPECT_TRUE(bruteForceValid(items, r.offsets, r.arena));
+    EXPECT_EQ(r.lowerBound, 12u);
+  }
+}
+
+TEST(PackingTest, SegmentsAreIndependent) {
+  // Two time segments; each needs 8 bytes, the arena is their maximum.
+  std::vector<PackItem> items = {
+      {{0, 2}, 4, 1}, {{0, 2}, 4, 1}, {{2, 4}, 8, 1}};
+  PackResult r = pack(items, PackOptions());
+  EXPECT_EQ(r.arena, 8u);
+  EXPECT_TRUE(r.optimal);
+  EXPECT_EQ(r.offsets[2], 0u); // reuses the first segment's bytes
+}
+
+class RandomPacking : public ::testing::TestWithParam<PackAlgorithm> {};
+
+TEST_P(RandomPacking, ValidOnTenThousandInstances) {
+  std::mt19937_64 rng(42 + static_cast<int>(GetParam()));
+  PackOptions options;
+  options.algorithm = GetParam();
+  options.timeLimitSeconds = 0.002;
+  for (int iter = 0; iter < 10000; ++iter) {
+    std::vector<PackItem> items = randomInstance(rng, 12, 16, 64, 3);
+    PackResult r = pack(items, options);
+    ASSERT_EQ(r.offsets.size(), items.size());
+    ASSERT_TRUE(bruteForceValid(items, r.offsets, r.arena))
+        << "instance " << iter;
+    ASSERT_EQ(r.arena, arenaOf(items, r.offsets)) << "instance " << iter;
+    ASSERT_GE(r.arena, r.lowerBound) << "instance " << iter;
+    ASSERT_FALSE(checkPacking(items, r.offsets, r.arena).has_value());
+    if (r.optimal && GetParam() != PackAlgorithm::Exact)
+      ASSERT_EQ(r.arena, r.lowerBound) << "instance " << iter;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    AllAlgorithms, RandomPacking, ::testing::ValuesIn(kAll),
+    [](const auto &info) {
+      std::string name = stringifyPackAlgorithm(info.param).str();
+      name.erase(std::remove(name.begin(), name.end(), '-'), name.end());
+      return name;
+    });
+
+TEST(PackingTest, ExactMatchesBruteForceOptimum) {
+  std::mt19937_64 rng(7);
+  PackOptions options;
+  options.algorithm = PackAlgorithm::Exact;
+  options.timeLimitSeconds = 10;
+  int nonTrivial = 0;
+  for (int iter = 0; iter < 3000; ++iter) {
+    std::vector<PackItem> items = randomInstance(rng, 5, 6, 6, 2);
+    uint64_t optimum = bruteForceOptimum(items);
+    PackResult r = pack(items, options);
+    ASSERT_TRUE(bruteForceValid(items, r.offsets, r.arena))
+        << "instance " << iter;
+    ASSERT_TRUE(r.optimal) << "instance " << iter;
+    ASSERT_EQ(r.arena, optimum) << "instance " << iter;
+    nonTrivial += optimum > r.lowerBound;
+  }
+  // The suite must include instances where the optimum is above the bound.
+  EXPECT_GT(nonTrivial, 50);
+}
+
+TEST(PackingTest, CapacityDecision) {
+  // Three mutually overlapping 4-byte buffers cannot fit in 8 bytes.
+  std::vector<PackItem> items = {
+      {{0, 3}, 4, 1}, {{0, 3}, 4, 1}, {{0, 3}, 4, 1}};
+  PackOptions options;
+  options.algorithm = PackAlgorithm::Exact;
+  options.capacity = 12;
+  PackResult r = pack(items, options);
+  EXPECT_EQ(r.arena, 12u);
+  EXPECT_FALSE(r.provenInfeasible);
+}
+
+} // namespace
