@@ -713,6 +713,27 @@ PackResult mlir::memplan::pack(ArrayRef<PackItem> items,
       arena = packBest(seg, result.offsets, heuristic, target, options.seed);
       if (arena <= target || (options.capacity && arena <= *options.capacity))
         break;
+      // Decision search at the tightest capacity first: the per-section
+      // bounds prune hardest there. Then optimize from the incumbent.
+      {
+        std::vector<uint64_t> trial(result.offsets);
+        uint64_t goal =
+            options.capacity ? std::max(target, *options.capacity) : target;
+        ExactSearch decision(seg, goal + 1, trial, deadline, goal);
+        bool exhausted = decision.run();
+        if (decision.getBest() <= goal) {
+          arena = decision.getBest();
+          for (uint32_t id : seg.ids)
+            result.offsets[id] = trial[id];
+          break;
+        }
+        if (!exhausted)
+          break; // out of time: keep the heuristic's packing
+        if (options.capacity && goal == *options.capacity) {
+          result.provenInfeasible = true;
+          break;
+        }
+      }
       ExactSearch search(seg, arena, result.offsets, deadline,
                          options.capacity);
       bool exhausted = search.run();

@@ -1,0 +1,279 @@
+//===- memplan-pack.cpp - Pack buffers from a CSV file --------------------===//
+//
+// Part of memplan. A MiniMalloc-compatible packer over the Planning library:
+//
+//   memplan-pack --input F.csv [--output G.csv] [--algorithm=...]
+//                [--time-limit=S] [--capacity=B] [--validate]
+//
+// Input: a header with `id,lower,upper,size` and optionally `alignment`
+// (MiniMalloc's `hint`, `gaps` and `offset` columns are read and ignored);
+// each buffer lives on [lower, upper). The older `id,start,end,size` header
+// has an inclusive end and is read as [start, end + 1), as MiniMalloc reads
+// it. Output: the input columns plus `offset`. One summary line on stdout.
+// Exit codes: 0 planned, 1 does not fit --capacity, 2 bad input.
+//
+//===----------------------------------------------------------------------===//
+
+#include "memplan/Planning/Packing.h"
+
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+using namespace llvm;
+using namespace mlir::memplan;
+
+static cl::OptionCategory category("memplan-pack options");
+static cl::opt<std::string> inputPath("input", cl::desc("Input CSV file"),
+                                      cl::value_desc("file"), cl::Required,
+                                      cl::cat(category));
+static cl::opt<std::string>
+    outputPath("output",
+               cl::desc("Write the input rows plus an `offset` column here"),
+               cl::value_desc("file"), cl::cat(category));
+static cl::opt<std::string> algorithmName(
+    "algorithm", cl::desc("greedy-size | greedy-time | best (default) | exact"),
+    cl::init("best"), cl::cat(category));
+static cl::opt<double>
+    timeLimit("time-limit",
+              cl::desc("Time limit of best and exact, in seconds (default 1)"),
+              cl::init(1.0), cl::cat(category));
+static cl::opt<std::string> capacityText(
+    "capacity",
+    cl::desc("Decision mode: succeed when everything fits in this many bytes, "
+             "exit 1 otherwise"),
+    cl::value_desc("bytes"), cl::cat(category));
+static cl::opt<bool> validate("validate",
+                              cl::desc("Re-check the plan before writing it"),
+                              cl::cat(category));
+
+namespace {
+struct Table {
+  std::vector<std::string> header;
+  std::vector<std::vector<std::string>> rows;
+  std::vector<unsigned> lines; // source line of each row
+  std::vector<PackItem> items;
+  int offsetColumn = -1; // an input `offset` column, dropped on output
+};
+
+[[noreturn]] void fail(const Twine &message) {
+  errs() << "memplan-pack: error: " << message << "\n";
+  exit(2);
+}
+
+SmallVector<StringRef> splitRow(StringRef line) {
+  SmallVector<StringRef> cells;
+  line.split(cells, ',');
+  for (StringRef &cell : cells)
+    cell = cell.trim();
+  return cells;
+}
+
+Table readTable(StringRef path) {
+  ErrorOr<std::unique_ptr<MemoryBuffer>> file =
+      MemoryBuffer::getFileOrSTDIN(path);
+  if (!file)
+    fail("cannot read '" + path + "': " + file.getError().message());
+  Table table;
+  SmallVector<StringRef> lines;
+  (*file)->getBuffer().split(lines, '\n');
+  int id = -1, lower = -1, upper = -1, size = -1, alignment = -1;
+  bool inclusiveEnd = false;
+  StringSet<> seen;
+  bool haveHeader = false;
+  uint64_t total = 0; // aligned sum of sizes: bounds every packing
+  for (auto [index, rawLine] : llvm::enumerate(lines)) {
+    unsigned lineNo = index + 1;
+    StringRef line = rawLine.trim();
+    if (line.empty())
+      continue;
+    SmallVector<StringRef> cells = splitRow(line);
+    if (!haveHeader) {
+      haveHeader = true;
+      for (auto [col, name] : llvm::enumerate(cells)) {
+        table.header.push_back(name.str());
+        int c = col;
+        if (name == "id")
+          id = c;
+        else if (name == "lower")
+          lower = c;
+        else if (name == "upper")
+          upper = c;
+        else if (name == "start")
+          lower = c;
+        else if (name == "end") {
+          upper = c;
+          inclusiveEnd = true;
+        } else if (name == "size")
+          size = c;
+        else if (name == "alignment")
+          alignment = c;
+        else if (name == "offset")
+          table.offsetColumn = c;
+        else if (name != "hint" && name != "gaps")
+          fail(path + ":" + Twine(lineNo) + ": unknown column '" + name + "'");
+      }
+      for (auto [name, col] : {std::pair<const char *, int>{"id", id},
+                               {"lower", lower},
+                               {"upper", upper},
+                               {"size", size}})
+        if (col < 0)
+          fail(path + ":" + Twine(lineNo) + ": missing column '" + name +
+               "' (expected a header id,lower,upper,size[,alignment])");
+      continue;
+    }
+    if (cells.size() != table.header.size())
+      fail(path + ":" + Twine(lineNo) + ": expected " +
+           Twine(table.header.size()) + " values, got " + Twine(cells.size()));
+    auto number = [&](int col, StringRef what) -> int64_t {
+      int64_t value;
+      if (cells[col].getAsInteger(10, value))
+        fail(path + ":" + Twine(lineNo) + ": " + what + " '" + cells[col] +
+             "' is not a 64-bit integer");
+      return value;
+    };
+    if (cells[id].empty())
+      fail(path + ":" + Twine(lineNo) + ": empty id");
+    if (!seen.insert(cells[id]).second)
+      fail(path + ":" + Twine(lineNo) + ": duplicate id '" + cells[id] + "'");
+    PackItem item;
+    item.live.start = number(lower, "lower");
+    int64_t end = number(upper, "upper");
+    if (inclusiveEnd) {
+      if (end == INT64_MAX)
+        fail(path + ":" + Twine(lineNo) + ": end overflows 64 bits");
+      ++end;
+    }
+    item.live.end = end;
+    int64_t bytes = number(size, "size");
+    if (item.live.start < 0)
+      fail(path + ":" + Twine(lineNo) + ": lower must be non-negative");
+    if (item.live.end <= item.live.start)
+      fail(path + ":" + Twine(lineNo) + ": upper (" + Twine(item.live.end) +
+           ") must be greater than lower (" + Twine(item.live.start) + ")");
+    if (bytes <= 0)
+      fail(path + ":" + Twine(lineNo) + ": size must be positive, got " +
+           Twine(bytes));
+    item.size = bytes;
+    if (alignment >= 0) {
+      int64_t align = number(alignment, "alignment");
+      if (align <= 0 || !isPowerOf2_64(align))
+        fail(path + ":" + Twine(lineNo) +
+             ": alignment must be a power of two, got " + Twine(align));
+      item.alignment = align;
+    }
+    // Every packing fits below the aligned sum of sizes: it must not overflow.
+    uint64_t add = item.size + item.alignment;
+    if (add < item.size || total + add < total ||
+        total + add > (UINT64_MAX >> 2))
+      fail(path + ":" + Twine(lineNo) + ": the sum of sizes overflows 64 bits");
+    total += add;
+    table.items.push_back(item);
+    table.lines.push_back(lineNo);
+    std::vector<std::string> row;
+    for (StringRef cell : cells)
+      row.push_back(cell.str());
+    table.rows.push_back(std::move(row));
+  }
+  if (!haveHeader)
+    fail(path + ": empty file (expected a header id,lower,upper,size)");
+  return table;
+}
+
+void writeTable(StringRef path, const Table &table,
+                const std::vector<uint64_t> &offsets) {
+  std::error_code ec;
+  raw_fd_ostream os(path, ec, sys::fs::OF_Text);
+  if (ec)
+    fail("cannot write '" + path + "': " + ec.message());
+  auto emit = [&](const std::vector<std::string> &cells, StringRef last) {
+    bool first = true;
+    for (auto [col, cell] : llvm::enumerate(cells)) {
+      if (static_cast<int>(col) == table.offsetColumn)
+        continue;
+      os << (first ? "" : ",") << cell;
+      first = false;
+    }
+    os << "," << last << "\n";
+  };
+  emit(table.header, "offset");
+  for (auto [row, offset] : llvm::zip(table.rows, offsets))
+    emit(row, std::to_string(offset));
+}
+} // namespace
+
+int main(int argc, char **argv) {
+  InitLLVM init(argc, argv);
+  cl::HideUnrelatedOptions(category);
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "memplan-pack: pack buffers into one arena (MiniMalloc-compatible "
+      "CSV)\n\n"
+      "  Input: id,lower,upper,size[,alignment]; each buffer lives on\n"
+      "  [lower, upper). Prints one line:\n"
+      "    arena=<B> lower_bound=<B> ratio=<arena/LB> optimal=yes|unknown "
+      "time_ms=<ms>\n"
+      "  optimal=yes only when proven (arena = lower bound, or exact search "
+      "exhausted).\n"
+      "  Exit: 0 planned, 1 does not fit --capacity, 2 bad input.\n");
+
+  std::optional<PackAlgorithm> algorithm = parsePackAlgorithm(algorithmName);
+  if (!algorithm)
+    fail("unknown algorithm '" + algorithmName +
+         "' (expected greedy-size, greedy-time, best or exact)");
+  if (!(timeLimit > 0))
+    fail("--time-limit must be positive");
+  PackOptions options;
+  options.algorithm = *algorithm;
+  options.timeLimitSeconds = timeLimit;
+  if (!capacityText.empty()) {
+    uint64_t capacity;
+    if (StringRef(capacityText).getAsInteger(10, capacity))
+      fail("--capacity '" + capacityText + "' is not a byte count");
+    options.capacity = capacity;
+  }
+
+  Table table = readTable(inputPath);
+  auto begin = std::chrono::steady_clock::now();
+  PackResult result = pack(table.items, options);
+  double ms = std::chrono::duration<double, std::milli>(
+                  std::chrono::steady_clock::now() - begin)
+                  .count();
+  if (validate) {
+    if (std::optional<std::string> error =
+            checkPacking(table.items, result.offsets, result.arena)) {
+      errs() << "memplan-pack: internal error: invalid plan: " << *error
+             << "\n";
+      return 3;
+    }
+  }
+  if (!outputPath.empty())
+    writeTable(outputPath, table, result.offsets);
+  double ratio = result.lowerBound
+                     ? double(result.arena) / double(result.lowerBound)
+                     : 1.0;
+  outs() << "arena=" << result.arena << " lower_bound=" << result.lowerBound
+         << " ratio=" << format("%.4f", ratio)
+         << " optimal=" << (result.optimal ? "yes" : "unknown")
+         << " time_ms=" << format("%.1f", ms) << "\n";
+  if (options.capacity && result.arena > *options.capacity) {
+    errs() << "memplan-pack: does not fit in " << *options.capacity
+           << " bytes: best arena found is " << result.arena << " bytes"
+           << (result.provenInfeasible ? " (proven: no packing fits)" : "")
+           << "\n";
+    return 1;
+  }
+  return 0;
+}
