@@ -11,7 +11,7 @@ config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
 config.suffixes = [".mlir", ".test"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.memplan_obj_root, "test")
-config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py", "lib"]
+config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py", "lib", "Inputs"]
 
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%memplan_src_root", config.memplan_src_root))
@@ -28,3 +28,20 @@ llvm_config.add_tool_substitutions(tools, tool_dirs)
 # GPU tests run only where a CUDA device answers.
 if shutil.which("nvidia-smi") and os.system("nvidia-smi -L > /dev/null 2>&1") == 0:
     config.available_features.add("cuda-gpu")
+
+# Lowering of a memref-level program to the LLVM dialect with upstream passes,
+# and the runner libraries, for the execution tests.
+config.substitutions.append(
+    ("%bufferize",
+     "--one-shot-bufferize='bufferize-function-boundaries "
+     "function-boundary-type-conversion=identity-layout-map'"))
+config.substitutions.append(
+    ("%lower_to_llvm",
+     "--convert-linalg-to-loops --expand-strided-metadata --lower-affine "
+     "--convert-scf-to-cf --finalize-memref-to-llvm --convert-math-to-llvm "
+     "--convert-arith-to-llvm --convert-func-to-llvm --convert-cf-to-llvm "
+     "--reconcile-unrealized-casts"))
+config.substitutions.append(
+    ("%runner_libs",
+     "-shared-libs=%s/libmlir_runner_utils.so,%s/libmlir_c_runner_utils.so"
+     % (config.mlir_lib_dir, config.mlir_lib_dir)))

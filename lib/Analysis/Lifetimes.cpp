@@ -176,13 +176,18 @@ LogicalResult LifetimeBuilder::numberSteps(Block &block, int64_t &next) {
 LogicalResult LifetimeBuilder::addValue(Value value, Location loc) {
   if (!isBufferType(value.getType()))
     return success();
-  auto shaped = cast<ShapedType>(value.getType());
-  if (!shaped.hasRank())
-    return emitError(loc) << "unranked type " << value.getType()
-                          << " is not supported: memplan plans static shapes";
-  if (!shaped.hasStaticShape())
-    return emitError(loc) << "dynamic shape " << value.getType()
-                          << " is not supported: memplan plans static shapes";
+  // Only values that own storage need a static size (roots are checked when
+  // classified, arguments here); an alias may be a dynamic or unranked view.
+  if (auto arg = dyn_cast<BlockArgument>(value);
+      arg && arg.getOwner()->getParentOp() == func.getOperation()) {
+    auto shaped = cast<ShapedType>(value.getType());
+    if (!shaped.hasRank())
+      return emitError(loc) << "unranked type " << value.getType()
+                            << " is not supported: memplan plans static shapes";
+    if (!shaped.hasStaticShape())
+      return emitError(loc) << "dynamic shape " << value.getType()
+                            << " is not supported: memplan plans static shapes";
+  }
   ids[value] = values.size();
   parent.push_back(values.size());
   values.push_back(value);

@@ -91,11 +91,25 @@ mlir::memplan::checkPacking(ArrayRef<PackItem> items,
       return "item " + std::to_string(i) + " ends past the arena of " +
              std::to_string(arena) + " bytes";
   }
+  if (std::optional<std::pair<size_t, size_t>> clash =
+          findPackingClash(items, offsets)) {
+    auto [j, i] = *clash;
+    return "items " + std::to_string(j) + " and " + std::to_string(i) +
+           " overlap in time and share bytes: [" + std::to_string(offsets[j]) +
+           ", " + std::to_string(offsets[j] + items[j].size) + ") and [" +
+           std::to_string(offsets[i]) + ", " +
+           std::to_string(offsets[i] + items[i].size) + ")";
+  }
+  return std::nullopt;
+}
+
+std::optional<std::pair<size_t, size_t>>
+mlir::memplan::findPackingClash(ArrayRef<PackItem> items,
+                                ArrayRef<uint64_t> offsets) {
   // Sweep over time; the live set is ordered by offset, so a new buffer
   // only needs checking against its neighbours there.
   std::vector<size_t> order(items.size());
   std::iota(order.begin(), order.end(), 0);
-  std::vector<std::pair<int64_t, size_t>> ends; // (end, index)
   llvm::sort(order, [&](size_t a, size_t b) {
     return items[a].live.start < items[b].live.start;
   });
@@ -108,21 +122,13 @@ mlir::memplan::checkPacking(ArrayRef<PackItem> items,
       live.erase({offsets[j], j});
       byEnd.erase(byEnd.begin());
     }
-    auto clash = [&](size_t j) {
-      return "items " + std::to_string(j) + " and " + std::to_string(i) +
-             " overlap in time and share bytes: [" +
-             std::to_string(offsets[j]) + ", " +
-             std::to_string(offsets[j] + items[j].size) + ") and [" +
-             std::to_string(offsets[i]) + ", " +
-             std::to_string(offsets[i] + items[i].size) + ")";
-    };
     auto next = live.lower_bound({offsets[i], 0});
     if (next != live.end() && next->first < offsets[i] + items[i].size)
-      return clash(next->second);
+      return std::make_pair(next->second, i);
     if (next != live.begin()) {
       auto prev = std::prev(next);
       if (prev->first + items[prev->second].size > offsets[i])
-        return clash(prev->second);
+        return std::make_pair(prev->second, i);
     }
     live.insert({offsets[i], i});
     byEnd.insert({items[i].live.end, i});

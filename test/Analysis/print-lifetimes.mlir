@@ -328,3 +328,18 @@ func.func @nothing() {
   return
 }
 func.func private @declared(%a: memref<4xf32>)
+
+// -----
+
+// Dynamic and unranked views of a static root are aliases like any other.
+// CHECK-LABEL: lifetimes of @dynamic_views (5 steps)
+// CHECK-NEXT:  = memref.alloc @0: 64 B [0, 4) planned
+// CHECK-NEXT: peak = 64 at step 0
+func.func private @print(memref<*xf32>)
+func.func @dynamic_views(%n: index) {
+  %a = memref.alloc() : memref<16xf32>                             // 0   [0, 4): %u is used at 3
+  %d = memref.cast %a : memref<16xf32> to memref<?xf32>            // 1
+  %u = memref.cast %d : memref<?xf32> to memref<*xf32>             // 2
+  func.call @print(%u) : (memref<*xf32>) -> ()                     // 3
+  return                                                           // 4
+}

@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "memplan/Conversion/Passes.h"
 #include "memplan/IR/MemplanDialect.h"
 #include "memplan/Transforms/Passes.h"
 
@@ -23,6 +24,7 @@ void registerTestPrintLifetimesPass();
 int main(int argc, char **argv) {
   mlir::registerAllPasses();
   mlir::memplan::registerMemplanPasses();
+  mlir::memplan::registerMemplanConversionPasses();
   mlir::memplan::registerTestPrintLifetimesPass();
 
   mlir::DialectRegistry registry;

@@ -23,6 +23,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace mlir {
@@ -91,6 +92,12 @@ std::optional<std::string> validatePackItems(llvm::ArrayRef<PackItem> items);
 std::optional<std::string> checkPacking(llvm::ArrayRef<PackItem> items,
                                         llvm::ArrayRef<uint64_t> offsets,
                                         uint64_t arena);
+
+/// The first pair (earlier, later in start order) of items that overlap in
+/// time and share a byte, found by a sweep in O(n log n); std::nullopt if none.
+std::optional<std::pair<size_t, size_t>>
+findPackingClash(llvm::ArrayRef<PackItem> items,
+                 llvm::ArrayRef<uint64_t> offsets);
 
 /// Peak live bytes of the items.
 uint64_t packLowerBound(llvm::ArrayRef<PackItem> items);

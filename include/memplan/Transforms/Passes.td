@@ -50,8 +50,10 @@ def AnnotateLifetimesPass : Pass<"memplan-annotate-lifetimes"> {
     `memref.dealloc` is not a use.
 
     **Rejections.** Each is a located error and the pass fails:
-    - `unranked type ... is not supported: memplan plans static shapes`
-    - `dynamic shape ... is not supported: memplan plans static shapes`
+    - `unranked type ... is not supported: memplan plans static shapes` and
+      `dynamic shape ... is not supported: memplan plans static shapes`, on a
+      root or a function argument (a view of a static root may be dynamic or
+      unranked: its root's size is known)
     - `element type ... of ... has no fixed bit width` (for instance `index`)
       on a root
     - `the size of ... overflows 64 bits`
@@ -68,6 +70,72 @@ def AnnotateLifetimesPass : Pass<"memplan-annotate-lifetimes"> {
     - `memplan cannot tell where the buffer of a tensor or memref of '...'
       comes from` (a region-branch result or region argument that no
       terminator or entry operand forwards to)
+  }];
+  let dependentDialects = ["::mlir::memplan::MemplanDialect"];
+}
+
+def PackArenaPass : Pass<"memplan-pack-arena", "::mlir::ModuleOp"> {
+  let summary = "Place every internal allocation of a function in one arena";
+  let description = [{
+    Runs at memref level (after bufferization) on every function of the
+    module. Every static-shaped, identity-layout `memref.alloc` that the
+    lifetime analysis plans (not returned) and that does not escape becomes
+    a `memplan.view` into one `memplan.arena` created at the function's
+    entry; the `memref.dealloc`s of those buffers disappear. An allocation
+    escapes when any value sharing its buffer is passed to a call (the callee
+    may keep it) or freed together with a buffer that is not planned; escaping
+    and returned allocations, zero-byte ones and those with a layout are left
+    as they are.
+
+    Each buffer occupies its bytes rounded up to its alignment: the larger of
+    `alignment` and the allocation's own `alignment` attribute. Lifetimes are
+    those of the lifetime analysis (`--memplan-annotate-lifetimes`): aliases
+    extend their root, allocations in loops are planned per iteration.
+
+    Options: `algorithm` (greedy-size, greedy-time, best, exact; see
+    docs/Packing.md), `alignment` (default 64), `time-limit` (seconds, for
+    best and exact), `report=<file.json>` (the JSON v1 report of
+    ../shared/design.md), `html=<file.html>` (a self-contained picture).
+
+    Rejections (located errors; the pass fails): everything the lifetime
+    analysis rejects, and
+    - `unknown packing algorithm '...'`
+    - `alignment must be a power of two, got N`
+    - `a dealloc frees a value that may be a planned buffer or not`
+    - `cannot write the report '...': ...`
+  }];
+  let options = [
+    Option<"algorithm", "algorithm", "std::string", /*default=*/"\"best\"",
+           "Packing algorithm: greedy-size, greedy-time, best or exact">,
+    Option<"alignment", "alignment", "int64_t", /*default=*/"64",
+           "Byte alignment of every buffer (a power of two)">,
+    Option<"timeLimit", "time-limit", "double", /*default=*/"1.0",
+           "Time limit of the best and exact algorithms, in seconds">,
+    Option<"report", "report", "std::string", /*default=*/"\"\"",
+           "Write the JSON v1 plan report to this file">,
+    Option<"html", "html", "std::string", /*default=*/"\"\"",
+           "Write a self-contained HTML picture of the plan to this file">,
+  ];
+  let dependentDialects = ["::mlir::memplan::MemplanDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
+def VerifyPlanPass : Pass<"memplan-verify-plan"> {
+  let summary = "Check a packed plan independently of the packer";
+  let description = [{
+    Recomputes the lifetimes of every function from the IR and checks its
+    plan: at most one `memplan.arena` per function, every `memplan.view`
+    takes that arena, lies inside it, has an offset that is a multiple of its
+    placement's alignment, and no two views whose lifetimes overlap share a
+    byte. Changes nothing.
+
+    Rejections (located errors; the pass fails): everything the lifetime
+    analysis rejects, and
+    - `function has N arenas; memplan plans one per function`
+    - `view does not take its function's memplan.arena`
+    - `view [a, b) ends past its arena of N bytes`
+    - `buffers overlap in time and share bytes` on the later view, with a note
+      `clashes with this buffer` on the other
   }];
   let dependentDialects = ["::mlir::memplan::MemplanDialect"];
 }

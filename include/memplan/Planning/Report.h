@@ -1,0 +1,59 @@
+//===- Report.h - Plan reports: JSON v1 and HTML ----------------*- C++ -*-===//
+//
+// Part of memplan. IR-free: depends on LLVM Support only.
+//
+//===----------------------------------------------------------------------===//
+//
+// The plan report of ../shared/design.md (JSON, version 1) and a
+// self-contained HTML picture of the same data.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MEMPLAN_PLANNING_REPORT_H
+#define MEMPLAN_PLANNING_REPORT_H
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace mlir {
+namespace memplan {
+
+struct ReportBuffer {
+  int64_t id = 0;
+  std::string name;
+  /// Bytes occupied: the buffer's size rounded up to the alignment.
+  uint64_t size = 0;
+  uint64_t offset = 0;
+  int64_t start = 0;
+  int64_t end = 0;
+};
+
+struct ReportFunction {
+  std::string name;
+  uint64_t arenaBytes = 0;
+  uint64_t lowerBoundBytes = 0;
+  uint64_t alignment = 1;
+  std::string algorithm;
+  bool optimal = false;
+  std::vector<ReportBuffer> buffers;
+};
+
+/// Writes the JSON v1 report.
+llvm::Error writeJsonReport(llvm::StringRef path,
+                            llvm::ArrayRef<ReportFunction> functions);
+
+/// Writes one self-contained HTML page (no network): per function, a
+/// rectangle per buffer (x = steps, y = offset) with hover details, the
+/// lower-bound line and the arena top.
+llvm::Error writeHtmlReport(llvm::StringRef path,
+                            llvm::ArrayRef<ReportFunction> functions);
+
+} // namespace memplan
+} // namespace mlir
+
+#endif // MEMPLAN_PLANNING_REPORT_H

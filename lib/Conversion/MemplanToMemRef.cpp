@@ -1,0 +1,67 @@
+//===- MemplanToMemRef.cpp - Arenas and views to memref ops ---------------===//
+//
+// Part of memplan.
+//
+//===----------------------------------------------------------------------===//
+
+#include "memplan/Conversion/Passes.h"
+#include "memplan/IR/MemplanOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+
+namespace mlir {
+namespace memplan {
+#define GEN_PASS_DEF_CONVERTMEMPLANTOMEMREFPASS
+#include "memplan/Conversion/Passes.h.inc"
+} // namespace memplan
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::memplan;
+
+namespace {
+struct ConvertMemplanToMemRefPass
+    : public memplan::impl::ConvertMemplanToMemRefPassBase<
+          ConvertMemplanToMemRefPass> {
+  void runOnOperation() override {
+    SmallVector<ArenaOp> arenas;
+    getOperation().walk([&](ArenaOp op) { arenas.push_back(op); });
+    for (ArenaOp arena : arenas)
+      if (failed(convert(arena)))
+        return signalPassFailure();
+  }
+
+  static LogicalResult convert(ArenaOp arena) {
+    auto func = arena->getParentOfType<FunctionOpInterface>();
+    if (!func || !func.getFunctionBody().hasOneBlock() ||
+        arena->getBlock() != &func.getFunctionBody().front())
+      return arena.emitError(
+          "memplan.arena must be in a single-block function body");
+    OpBuilder builder(arena);
+    auto alloc = builder.create<memref::AllocOp>(
+        arena.getLoc(), arena.getType(),
+        builder.getI64IntegerAttr(arena.getAlignment()));
+    // Freed at function exit.
+    Operation *terminator = func.getFunctionBody().front().getTerminator();
+    builder.setInsertionPoint(terminator);
+    builder.create<memref::DeallocOp>(arena.getLoc(), alloc);
+    for (Operation *user : llvm::make_early_inc_range(arena->getUsers())) {
+      auto view = cast<ViewOp>(user);
+      builder.setInsertionPoint(view);
+      Value offset = builder.create<arith::ConstantIndexOp>(
+          view.getLoc(), view.getPlacement().getOffset());
+      auto replacement = builder.create<memref::ViewOp>(
+          view.getLoc(), view.getType(), alloc, offset, ValueRange());
+      view.getResult().replaceAllUsesWith(replacement.getResult());
+      view.erase();
+    }
+    arena.getResult().replaceAllUsesWith(alloc.getResult());
+    arena.erase();
+    return success();
+  }
+};
+} // namespace

@@ -1,0 +1,168 @@
+//===- Report.cpp - Plan reports: JSON v1 and HTML ------------------------===//
+//
+// Part of memplan. IR-free: depends on LLVM Support only.
+//
+//===----------------------------------------------------------------------===//
+
+#include "memplan/Planning/Report.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+
+using namespace mlir::memplan;
+using llvm::json::Array;
+using llvm::json::Object;
+
+static llvm::Expected<std::unique_ptr<llvm::raw_fd_ostream>>
+openOutput(llvm::StringRef path) {
+  std::error_code ec;
+  auto os = std::make_unique<llvm::raw_fd_ostream>(path, ec,
+                                                   llvm::sys::fs::OF_Text);
+  if (ec)
+    return llvm::createStringError(ec, "cannot write '%s': %s",
+                                   path.str().c_str(), ec.message().c_str());
+  return os;
+}
+
+llvm::Error mlir::memplan::writeJsonReport(
+    llvm::StringRef path, llvm::ArrayRef<ReportFunction> functions) {
+  Array functionsJson;
+  for (const ReportFunction &f : functions) {
+    Array buffers;
+    for (const ReportBuffer &b : f.buffers)
+      buffers.push_back(Object{{"id", b.id},
+                               {"name", b.name},
+                               {"size", static_cast<int64_t>(b.size)},
+                               {"offset", static_cast<int64_t>(b.offset)},
+                               {"start", b.start},
+                               {"end", b.end}});
+    functionsJson.push_back(
+        Object{{"name", f.name},
+               {"arena_bytes", static_cast<int64_t>(f.arenaBytes)},
+               {"lower_bound_bytes", static_cast<int64_t>(f.lowerBoundBytes)},
+               {"alignment", static_cast<int64_t>(f.alignment)},
+               {"algorithm", f.algorithm},
+               {"optimal", f.optimal},
+               {"buffers", std::move(buffers)}});
+  }
+  llvm::json::Value root =
+      Object{{"version", 1}, {"functions", std::move(functionsJson)}};
+  auto os = openOutput(path);
+  if (!os)
+    return os.takeError();
+  **os << llvm::formatv("{0:2}", root) << "\n";
+  return llvm::Error::success();
+}
+
+static std::string escapeHtml(llvm::StringRef text) {
+  std::string out;
+  for (char c : text) {
+    switch (c) {
+    case '<':
+      out += "&lt;";
+      break;
+    case '>':
+      out += "&gt;";
+      break;
+    case '&':
+      out += "&amp;";
+      break;
+    case '"':
+      out += "&quot;";
+      break;
+    default:
+      out += c;
+    }
+  }
+  return out;
+}
+
+llvm::Error mlir::memplan::writeHtmlReport(
+    llvm::StringRef path, llvm::ArrayRef<ReportFunction> functions) {
+  auto osOr = openOutput(path);
+  if (!osOr)
+    return osOr.takeError();
+  llvm::raw_ostream &os = **osOr;
+  os << R"(<!DOCTYPE html>
+<html><head><meta charset="utf-8"><title>memplan plan</title>
+<style>
+body { font: 14px sans-serif; margin: 20px; color: #222; }
+h2 { margin-bottom: 4px; }
+.summary { margin-bottom: 8px; }
+svg { border: 1px solid #ccc; background: #fafafa; }
+rect.buf { fill: #6fa8dc; stroke: #1c4587; stroke-width: 0.5; }
+rect.buf:hover { fill: #f6b26b; }
+line.lb { stroke: #cc0000; stroke-dasharray: 6 3; stroke-width: 1.5; }
+line.top { stroke: #000; stroke-width: 1.5; }
+text.axis { font-size: 11px; fill: #555; }
+#details { position: fixed; right: 20px; top: 20px; background: #fff;
+  border: 1px solid #999; padding: 8px; min-width: 220px; white-space: pre; }
+</style></head><body>
+<h1>memplan: arena plan</h1>
+<div id="details">hover a buffer</div>
+)";
+  const double width = 900, height = 420, margin = 50;
+  for (const ReportFunction &f : functions) {
+    int64_t firstStep = 0, lastStep = 1;
+    for (const ReportBuffer &b : f.buffers) {
+      firstStep = std::min(firstStep, b.start);
+      lastStep = std::max(lastStep, b.end);
+    }
+    double top = std::max<double>(1, f.arenaBytes);
+    double xs = (width - 2 * margin) / double(lastStep - firstStep);
+    double ys = (height - 2 * margin) / top;
+    auto x = [&](int64_t step) { return margin + (step - firstStep) * xs; };
+    auto y = [&](double bytes) { return height - margin - bytes * ys; };
+    double ratio = f.lowerBoundBytes ? double(f.arenaBytes) / f.lowerBoundBytes : 1;
+    os << "<h2>@" << escapeHtml(f.name) << "</h2>\n<div class=\"summary\">"
+       << "arena " << f.arenaBytes << " B, lower bound " << f.lowerBoundBytes
+       << " B, arena/LB " << llvm::format("%.4f", ratio) << ", "
+       << f.buffers.size() << " buffers, algorithm " << escapeHtml(f.algorithm)
+       << (f.optimal ? ", optimal" : "") << ", alignment " << f.alignment
+       << "</div>\n";
+    os << "<svg width=\"" << width << "\" height=\"" << height << "\">\n";
+    for (const ReportBuffer &b : f.buffers) {
+      std::string detail = escapeHtml(
+          b.name + "\nsize " + std::to_string(b.size) + " B\noffset " +
+          std::to_string(b.offset) + "\nlive [" + std::to_string(b.start) +
+          ", " + std::to_string(b.end) + ")");
+      os << "<rect class=\"buf\" x=\"" << llvm::format("%.2f", x(b.start))
+         << "\" y=\"" << llvm::format("%.2f", y(double(b.offset + b.size)))
+         << "\" width=\"" << llvm::format("%.2f", (b.end - b.start) * xs)
+         << "\" height=\"" << llvm::format("%.2f", b.size * ys)
+         << "\" data-d=\"" << detail << "\"><title>" << detail
+         << "</title></rect>\n";
+    }
+    os << "<line class=\"lb\" x1=\"" << margin << "\" x2=\"" << width - margin
+       << "\" y1=\"" << y(f.lowerBoundBytes) << "\" y2=\"" << y(f.lowerBoundBytes)
+       << "\"><title>lower bound " << f.lowerBoundBytes << " B</title></line>\n";
+    os << "<line class=\"top\" x1=\"" << margin << "\" x2=\"" << width - margin
+       << "\" y1=\"" << y(f.arenaBytes) << "\" y2=\"" << y(f.arenaBytes)
+       << "\"><title>arena top " << f.arenaBytes << " B</title></line>\n";
+    os << "<text class=\"axis\" x=\"" << width - margin + 4 << "\" y=\""
+       << y(f.arenaBytes) + 4 << "\">arena</text>\n";
+    os << "<text class=\"axis\" x=\"" << width - margin + 4 << "\" y=\""
+       << y(f.lowerBoundBytes) + 14 << "\" fill=\"#c00\">LB</text>\n";
+    os << "<text class=\"axis\" x=\"" << margin << "\" y=\"" << height - 30
+       << "\">step " << firstStep << "</text>\n";
+    os << "<text class=\"axis\" x=\"" << width - margin - 40 << "\" y=\""
+       << height - 30 << "\">step " << lastStep << "</text>\n";
+    os << "<text class=\"axis\" x=\"4\" y=\"" << height - margin
+       << "\">0 B</text>\n";
+    os << "</svg>\n";
+  }
+  os << R"(<script>
+for (const r of document.querySelectorAll('rect.buf'))
+  r.addEventListener('mouseenter', () => {
+    document.getElementById('details').textContent = r.dataset.d;
+  });
+</script>
+</body></html>
+)";
+  return llvm::Error::success();
+}

@@ -1,0 +1,192 @@
+//===- PackArena.cpp - Place a function's allocations in one arena --------===//
+//
+// Part of memplan.
+//
+//===----------------------------------------------------------------------===//
+
+#include "memplan/Analysis/Lifetimes.h"
+#include "memplan/IR/MemplanOps.h"
+#include "memplan/Planning/Packing.h"
+#include "memplan/Planning/Report.h"
+#include "memplan/Transforms/Passes.h"
+
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Interfaces/CallInterfaces.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/Support/MathExtras.h"
+
+namespace mlir {
+namespace memplan {
+#define GEN_PASS_DEF_PACKARENAPASS
+#include "memplan/Transforms/Passes.h.inc"
+} // namespace memplan
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::memplan;
+
+namespace {
+/// "<op name> @ <location>", the name of a buffer in reports.
+std::string describe(Operation *op) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << op->getName() << " @ ";
+  if (auto loc = dyn_cast<FileLineColLoc>(op->getLoc()))
+    os << loc.getFilename().getValue() << ":" << loc.getLine() << ":"
+       << loc.getColumn();
+  else
+    op->getLoc().print(os);
+  return text;
+}
+
+struct PackArenaPass : public memplan::impl::PackArenaPassBase<PackArenaPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    std::optional<PackAlgorithm> algo = parsePackAlgorithm(algorithm);
+    if (!algo) {
+      module.emitError("unknown packing algorithm '")
+          << algorithm << "' (expected greedy-size, greedy-time, best or exact)";
+      return signalPassFailure();
+    }
+    if (alignment <= 0 || !llvm::isPowerOf2_64(alignment)) {
+      module.emitError("alignment must be a power of two, got ") << alignment;
+      return signalPassFailure();
+    }
+    std::vector<ReportFunction> reports;
+    WalkResult walk = module.walk([&](FunctionOpInterface func) {
+      if (func.isExternal())
+        return WalkResult::advance();
+      if (failed(packFunction(func, *algo, reports)))
+        return WalkResult::interrupt();
+      return WalkResult::advance();
+    });
+    if (walk.wasInterrupted())
+      return signalPassFailure();
+    auto write = [&](StringRef path, auto writer) {
+      if (path.empty())
+        return success();
+      if (llvm::Error error = writer(path, reports)) {
+        module.emitError("cannot write the report '")
+            << path << "': " << llvm::toString(std::move(error));
+        return failure();
+      }
+      return success();
+    };
+    if (failed(write(report, writeJsonReport)) ||
+        failed(write(html, writeHtmlReport)))
+      return signalPassFailure();
+  }
+
+  LogicalResult packFunction(FunctionOpInterface func, PackAlgorithm algo,
+                             std::vector<ReportFunction> &reports);
+};
+} // namespace
+
+LogicalResult PackArenaPass::packFunction(FunctionOpInterface func,
+                                          PackAlgorithm algo,
+                                          std::vector<ReportFunction> &reports) {
+  FailureOr<FunctionLifetimes> lifetimes = FunctionLifetimes::analyze(func);
+  if (failed(lifetimes))
+    return failure();
+  ArrayRef<Root> roots = lifetimes->getRoots();
+  auto indexOf = [&](const Root *root) { return root - roots.data(); };
+
+  // Candidates: planned, static, identity-layout, non-empty memref.allocs.
+  std::vector<uint8_t> candidate(roots.size(), 0);
+  for (auto [i, root] : llvm::enumerate(roots)) {
+    auto alloc = root.value.getDefiningOp<memref::AllocOp>();
+    candidate[i] = root.isPlanned() && alloc && root.size > 0 &&
+                   alloc.getType().getLayout().isIdentity();
+  }
+  // Escapes: anything sharing the buffer passed to a call.
+  func.walk([&](CallOpInterface call) {
+    for (Value operand : call->getOperands())
+      for (const Root *root : lifetimes->getRootsOf(operand))
+        candidate[indexOf(root)] = 0;
+  });
+  // A dealloc must free planned buffers only, or none.
+  SmallVector<memref::DeallocOp> deallocs;
+  func.walk([&](memref::DeallocOp op) { deallocs.push_back(op); });
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (memref::DeallocOp op : deallocs) {
+      SmallVector<const Root *> freed = lifetimes->getRootsOf(op.getMemref());
+      bool any = llvm::any_of(freed, [&](const Root *r) { return candidate[indexOf(r)]; });
+      bool all = llvm::all_of(freed, [&](const Root *r) { return candidate[indexOf(r)]; });
+      if (any && !all) {
+        for (const Root *r : freed)
+          changed |= std::exchange(candidate[indexOf(r)], 0) != 0;
+      }
+    }
+  }
+
+  // Deallocs of planned buffers disappear: the arena holds them.
+  SmallVector<memref::DeallocOp> plannedDeallocs;
+  for (memref::DeallocOp op : deallocs) {
+    SmallVector<const Root *> freed = lifetimes->getRootsOf(op.getMemref());
+    if (!freed.empty() && llvm::all_of(freed, [&](const Root *r) {
+          return candidate[indexOf(r)];
+        }))
+      plannedDeallocs.push_back(op);
+  }
+
+  std::vector<size_t> planned;
+  std::vector<PackItem> items;
+  uint64_t arenaAlignment = alignment;
+  for (auto [i, root] : llvm::enumerate(roots)) {
+    if (!candidate[i])
+      continue;
+    auto alloc = root.value.getDefiningOp<memref::AllocOp>();
+    uint64_t align = std::max<uint64_t>(alignment, alloc.getAlignment().value_or(1));
+    arenaAlignment = std::max(arenaAlignment, align);
+    uint64_t occupied = llvm::alignTo(root.size, align);
+    planned.push_back(i);
+    items.push_back({root.live, occupied, align});
+  }
+
+  PackOptions options;
+  options.algorithm = algo;
+  options.timeLimitSeconds = timeLimit;
+  PackResult result = pack(items, options);
+
+  ReportFunction report;
+  report.name = func.getName().str();
+  report.alignment = arenaAlignment;
+  report.algorithm = stringifyPackAlgorithm(algo).str();
+  report.arenaBytes = result.arena;
+  report.lowerBoundBytes = result.lowerBound;
+  report.optimal = result.optimal;
+
+  if (!planned.empty()) {
+    Block &entry = func.getFunctionBody().front();
+    OpBuilder builder(func.getContext());
+    builder.setInsertionPointToStart(&entry);
+    auto arenaType = MemRefType::get({static_cast<int64_t>(result.arena)},
+                                     builder.getI8Type());
+    auto arena = builder.create<ArenaOp>(func.getLoc(), arenaType,
+                                         builder.getI64IntegerAttr(arenaAlignment));
+    for (auto [k, i] : llvm::enumerate(planned)) {
+      auto alloc = roots[i].value.getDefiningOp<memref::AllocOp>();
+      report.buffers.push_back({static_cast<int64_t>(k), describe(alloc),
+                                items[k].size, result.offsets[k],
+                                items[k].live.start, items[k].live.end});
+      builder.setInsertionPoint(alloc);
+      auto placement = PlacementAttr::get(
+          func.getContext(), static_cast<int64_t>(result.offsets[k]),
+          static_cast<int64_t>(items[k].size),
+          static_cast<int64_t>(items[k].alignment));
+      auto view = builder.create<ViewOp>(alloc.getLoc(), alloc.getType(), arena,
+                                         placement);
+      alloc.getResult().replaceAllUsesWith(view.getResult());
+      alloc.erase();
+    }
+    for (memref::DeallocOp op : plannedDeallocs)
+      op.erase();
+  }
+  reports.push_back(std::move(report));
+  return success();
+}
