@@ -11,7 +11,7 @@ config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
 config.suffixes = [".mlir", ".test"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.memplan_obj_root, "test")
-config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py", "lib", "Inputs"]
+config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py", "lib", "Inputs", "Utils"]
 
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%memplan_src_root", config.memplan_src_root))
@@ -22,7 +22,7 @@ llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
 tool_dirs = [config.memplan_tools_dir, config.llvm_tools_dir]
-tools = ["memplan-opt", "mlir-opt", "mlir-runner"]
+tools = ["memplan-opt", "memplan-pack", "mlir-opt", "mlir-runner"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 
 # GPU tests run only where a CUDA device answers.
@@ -45,3 +45,5 @@ config.substitutions.append(
     ("%runner_libs",
      "-shared-libs=%s/libmlir_runner_utils.so,%s/libmlir_c_runner_utils.so"
      % (config.mlir_lib_dir, config.mlir_lib_dir)))
+config.substitutions.append(
+    ("%expect_exit", "bash " + os.path.join(config.test_source_root, "Utils", "expect-exit.sh")))

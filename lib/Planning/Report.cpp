@@ -21,16 +21,17 @@ using llvm::json::Object;
 static llvm::Expected<std::unique_ptr<llvm::raw_fd_ostream>>
 openOutput(llvm::StringRef path) {
   std::error_code ec;
-  auto os = std::make_unique<llvm::raw_fd_ostream>(path, ec,
-                                                   llvm::sys::fs::OF_Text);
+  auto os =
+      std::make_unique<llvm::raw_fd_ostream>(path, ec, llvm::sys::fs::OF_Text);
   if (ec)
     return llvm::createStringError(ec, "cannot write '%s': %s",
                                    path.str().c_str(), ec.message().c_str());
   return os;
 }
 
-llvm::Error mlir::memplan::writeJsonReport(
-    llvm::StringRef path, llvm::ArrayRef<ReportFunction> functions) {
+llvm::Error
+mlir::memplan::writeJsonReport(llvm::StringRef path,
+                               llvm::ArrayRef<ReportFunction> functions) {
   Array functionsJson;
   for (const ReportFunction &f : functions) {
     Array buffers;
@@ -82,8 +83,9 @@ static std::string escapeHtml(llvm::StringRef text) {
   return out;
 }
 
-llvm::Error mlir::memplan::writeHtmlReport(
-    llvm::StringRef path, llvm::ArrayRef<ReportFunction> functions) {
+llvm::Error
+mlir::memplan::writeHtmlReport(llvm::StringRef path,
+                               llvm::ArrayRef<ReportFunction> functions) {
   auto osOr = openOutput(path);
   if (!osOr)
     return osOr.takeError();
@@ -118,7 +120,8 @@ text.axis { font-size: 11px; fill: #555; }
     double ys = (height - 2 * margin) / top;
     auto x = [&](int64_t step) { return margin + (step - firstStep) * xs; };
     auto y = [&](double bytes) { return height - margin - bytes * ys; };
-    double ratio = f.lowerBoundBytes ? double(f.arenaBytes) / f.lowerBoundBytes : 1;
+    double ratio =
+        f.lowerBoundBytes ? double(f.arenaBytes) / f.lowerBoundBytes : 1;
     os << "<h2>@" << escapeHtml(f.name) << "</h2>\n<div class=\"summary\">"
        << "arena " << f.arenaBytes << " B, lower bound " << f.lowerBoundBytes
        << " B, arena/LB " << llvm::format("%.4f", ratio) << ", "
@@ -139,8 +142,9 @@ text.axis { font-size: 11px; fill: #555; }
          << "</title></rect>\n";
     }
     os << "<line class=\"lb\" x1=\"" << margin << "\" x2=\"" << width - margin
-       << "\" y1=\"" << y(f.lowerBoundBytes) << "\" y2=\"" << y(f.lowerBoundBytes)
-       << "\"><title>lower bound " << f.lowerBoundBytes << " B</title></line>\n";
+       << "\" y1=\"" << y(f.lowerBoundBytes) << "\" y2=\""
+       << y(f.lowerBoundBytes) << "\"><title>lower bound " << f.lowerBoundBytes
+       << " B</title></line>\n";
     os << "<line class=\"top\" x1=\"" << margin << "\" x2=\"" << width - margin
        << "\" y1=\"" << y(f.arenaBytes) << "\" y2=\"" << y(f.arenaBytes)
        << "\"><title>arena top " << f.arenaBytes << " B</title></line>\n";

@@ -49,11 +49,13 @@ struct PackArenaPass : public memplan::impl::PackArenaPassBase<PackArenaPass> {
     std::optional<PackAlgorithm> algo = parsePackAlgorithm(algorithm);
     if (!algo) {
       module.emitError("unknown packing algorithm '")
-          << algorithm << "' (expected greedy-size, greedy-time, best or exact)";
+          << algorithm
+          << "' (expected greedy-size, greedy-time, best or exact)";
       return signalPassFailure();
     }
     if (alignment <= 0 || !llvm::isPowerOf2_64(alignment)) {
-      module.emitError("alignment must be a power of two, got ") << alignment;
+      module.emitError("alignment must be a power of two, got ")
+          << static_cast<int64_t>(alignment);
       return signalPassFailure();
     }
     std::vector<ReportFunction> reports;
@@ -86,9 +88,9 @@ struct PackArenaPass : public memplan::impl::PackArenaPassBase<PackArenaPass> {
 };
 } // namespace
 
-LogicalResult PackArenaPass::packFunction(FunctionOpInterface func,
-                                          PackAlgorithm algo,
-                                          std::vector<ReportFunction> &reports) {
+LogicalResult
+PackArenaPass::packFunction(FunctionOpInterface func, PackAlgorithm algo,
+                            std::vector<ReportFunction> &reports) {
   FailureOr<FunctionLifetimes> lifetimes = FunctionLifetimes::analyze(func);
   if (failed(lifetimes))
     return failure();
@@ -115,8 +117,10 @@ LogicalResult PackArenaPass::packFunction(FunctionOpInterface func,
     changed = false;
     for (memref::DeallocOp op : deallocs) {
       SmallVector<const Root *> freed = lifetimes->getRootsOf(op.getMemref());
-      bool any = llvm::any_of(freed, [&](const Root *r) { return candidate[indexOf(r)]; });
-      bool all = llvm::all_of(freed, [&](const Root *r) { return candidate[indexOf(r)]; });
+      bool any = llvm::any_of(
+          freed, [&](const Root *r) { return candidate[indexOf(r)]; });
+      bool all = llvm::all_of(
+          freed, [&](const Root *r) { return candidate[indexOf(r)]; });
       if (any && !all) {
         for (const Root *r : freed)
           changed |= std::exchange(candidate[indexOf(r)], 0) != 0;
@@ -141,7 +145,8 @@ LogicalResult PackArenaPass::packFunction(FunctionOpInterface func,
     if (!candidate[i])
       continue;
     auto alloc = root.value.getDefiningOp<memref::AllocOp>();
-    uint64_t align = std::max<uint64_t>(alignment, alloc.getAlignment().value_or(1));
+    uint64_t align =
+        std::max<uint64_t>(alignment, alloc.getAlignment().value_or(1));
     arenaAlignment = std::max(arenaAlignment, align);
     uint64_t occupied = llvm::alignTo(root.size, align);
     planned.push_back(i);
@@ -167,8 +172,8 @@ LogicalResult PackArenaPass::packFunction(FunctionOpInterface func,
     builder.setInsertionPointToStart(&entry);
     auto arenaType = MemRefType::get({static_cast<int64_t>(result.arena)},
                                      builder.getI8Type());
-    auto arena = builder.create<ArenaOp>(func.getLoc(), arenaType,
-                                         builder.getI64IntegerAttr(arenaAlignment));
+    auto arena = builder.create<ArenaOp>(
+        func.getLoc(), arenaType, builder.getI64IntegerAttr(arenaAlignment));
     for (auto [k, i] : llvm::enumerate(planned)) {
       auto alloc = roots[i].value.getDefiningOp<memref::AllocOp>();
       report.buffers.push_back({static_cast<int64_t>(k), describe(alloc),

@@ -20,7 +20,8 @@ using namespace mlir;
 using namespace mlir::memplan;
 
 namespace {
-struct VerifyPlanPass : public memplan::impl::VerifyPlanPassBase<VerifyPlanPass> {
+struct VerifyPlanPass
+    : public memplan::impl::VerifyPlanPassBase<VerifyPlanPass> {
   void runOnOperation() override {
     WalkResult walk = getOperation()->walk([&](FunctionOpInterface func) {
       if (func.isExternal() || succeeded(verifyFunction(func)))
@@ -50,7 +51,8 @@ struct VerifyPlanPass : public memplan::impl::VerifyPlanPassBase<VerifyPlanPass>
       if (!view)
         continue;
       if (arenas.empty() || view.getArena() != arenas.front().getResult())
-        return view.emitError("view does not take its function's memplan.arena");
+        return view.emitError(
+            "view does not take its function's memplan.arena");
       if (root.returned)
         return view.emitError("view escapes its function: a buffer in the "
                               "arena is returned");
@@ -59,9 +61,10 @@ struct VerifyPlanPass : public memplan::impl::VerifyPlanPassBase<VerifyPlanPass>
       uint64_t arenaBytes = arenas.front().getSizeInBytes();
       if (offset + size > arenaBytes)
         return view.emitError("view [")
-               << offset << ", " << offset + size
-               << ") ends past its arena of " << arenaBytes << " bytes";
-      items.push_back({root.live, size, static_cast<uint64_t>(placement.getAlignment())});
+               << offset << ", " << offset + size << ") ends past its arena of "
+               << arenaBytes << " bytes";
+      items.push_back(
+          {root.live, size, static_cast<uint64_t>(placement.getAlignment())});
       offsets.push_back(offset);
       views.push_back(view);
     }

@@ -1,0 +1,52 @@
+// RUN: memplan-opt %s -split-input-file -verify-diagnostics --memplan-verify-plan
+
+// Hand-written plans that break a rule; one case per documented rejection.
+
+func.func @clash(%f: f32) {
+  %arena = memplan.arena alignment(64) : memref<128xi8>
+  // expected-note @+1 {{clashes with this buffer: [0, 64) live on [1, 4)}}
+  %a = memplan.view %arena[<offset = 0, size = 64, alignment = 64>] : memref<128xi8> to memref<16xf32>
+  // expected-error @+1 {{buffers overlap in time and share bytes: [0, 64) live on [2, 4)}}
+  %b = memplan.view %arena[<offset = 0, size = 64, alignment = 64>] : memref<128xi8> to memref<16xf32>
+  linalg.add ins(%a, %a : memref<16xf32>, memref<16xf32>) outs(%b : memref<16xf32>)
+  return
+}
+
+// -----
+
+func.func @partial_overlap(%f: f32) {
+  %arena = memplan.arena alignment(16) : memref<128xi8>
+  // expected-note @+1 {{clashes with this buffer}}
+  %a = memplan.view %arena[<offset = 0, size = 64, alignment = 16>] : memref<128xi8> to memref<16xf32>
+  // expected-error @+1 {{buffers overlap in time and share bytes: [48, 112)}}
+  %b = memplan.view %arena[<offset = 48, size = 64, alignment = 16>] : memref<128xi8> to memref<16xf32>
+  linalg.add ins(%a, %a : memref<16xf32>, memref<16xf32>) outs(%b : memref<16xf32>)
+  return
+}
+
+// -----
+
+// expected-error @+1 {{function has 2 arenas; memplan plans one per function}}
+func.func @two_arenas() {
+  %a = memplan.arena alignment(64) : memref<64xi8>
+  %b = memplan.arena alignment(64) : memref<64xi8>
+  return
+}
+
+// -----
+
+func.func @foreign_arena(%bytes: memref<64xi8>) {
+  %arena = memplan.arena alignment(64) : memref<64xi8>
+  // expected-error @+1 {{view does not take its function's memplan.arena}}
+  %a = memplan.view %bytes[<offset = 0, size = 64, alignment = 64>] : memref<64xi8> to memref<16xf32>
+  return
+}
+
+// -----
+
+func.func @returned_view() -> memref<16xf32> {
+  %arena = memplan.arena alignment(64) : memref<64xi8>
+  // expected-error @+1 {{view escapes its function: a buffer in the arena is returned}}
+  %a = memplan.view %arena[<offset = 0, size = 64, alignment = 64>] : memref<64xi8> to memref<16xf32>
+  return %a : memref<16xf32>
+}
