@@ -545,10 +545,31 @@ bool ExactSearch::dfs(size_t depth, uint64_t last, uint32_t lastLocal,
     uint32_t local;
   };
   llvm::SmallVector<Candidate, 32> candidates;
+  // Dominance: if another unplaced item fits entirely below a candidate's
+  // offset (its floor + size <= offset), dropping it into that free gap
+  // gives a packing no worse, found in the branch that places it first.
+  // Track the two lowest "floor + size" to exclude the candidate itself.
+  uint64_t fit1 = UINT64_MAX, fit2 = UINT64_MAX;
+  uint32_t fit1Local = UINT32_MAX;
+  for (uint32_t i = 0; i < n; ++i) {
+    if (placed[i])
+      continue;
+    uint64_t fit = alignUp(floorTop[i], items[global[i]].alignment) +
+                   items[global[i]].size;
+    if (fit < fit1) {
+      fit2 = fit1;
+      fit1 = fit;
+      fit1Local = i;
+    } else if (fit < fit2) {
+      fit2 = fit;
+    }
+  }
   for (uint32_t i = 0; i < n; ++i) {
     if (placed[i])
       continue;
     uint64_t floor = alignUp(floorTop[i], items[global[i]].alignment);
+    if (floor >= (i == fit1Local ? fit2 : fit1))
+      continue; // dominated: something else fits below it
     if (floor < last ||
         (floor == last && lastLocal != UINT32_MAX && i < lastLocal)) {
       // Can it still rise to a legal offset? Only if a neighbour is unplaced.

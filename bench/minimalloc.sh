@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Packs every MiniMalloc "challenging" instance with each algorithm and prints
+# a markdown table: arena, lower bound, ratio, time, optimal.
+# usage: bench/minimalloc.sh [time-limit-seconds]   (run after building)
+set -euo pipefail
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+PACK="$ROOT/build/bin/memplan-pack"
+DIR="$ROOT/../shared/minimalloc/challenging"
+LIMIT="${1:-1}"
+echo "| instance | buffers | LB | algorithm | arena | arena/LB | ms | optimal |"
+echo "|---|---|---|---|---|---|---|---|"
+for f in "$DIR"/*.csv; do
+  name=$(basename "$f" .csv)
+  n=$(($(wc -l < "$f") - 1))
+  for algo in greedy-size greedy-time best exact; do
+    line=$("$PACK" --input "$f" --algorithm="$algo" --time-limit="$LIMIT" --validate)
+    arena=$(sed -E 's/.*arena=([0-9]+).*/\1/' <<< "$line")
+    lb=$(sed -E 's/.*lower_bound=([0-9]+).*/\1/' <<< "$line")
+    ratio=$(sed -E 's/.*ratio=([0-9.]+).*/\1/' <<< "$line")
+    opt=$(sed -E 's/.*optimal=([a-z]+).*/\1/' <<< "$line")
+    ms=$(sed -E 's/.*time_ms=([0-9.]+).*/\1/' <<< "$line")
+    echo "| ${name%%.*} | $n | $lb | $algo | $arena | $ratio | $ms | $opt |"
+  done
+done
