@@ -293,12 +293,17 @@ placeInOrder(const Segment &seg, const IntervalTree &tree,
 
 /// Start order, best fit, as a sweep over an ordered free list: at each step
 /// the overlapping placed items are exactly the live ones. O(n log n).
-uint64_t sweepStartOrder(const Segment &seg, std::vector<uint64_t> &offsets) {
+/// At equal starts, `longestFirst` places the longest-lived item first (so
+/// it sits lower, as in a stack); otherwise the largest.
+uint64_t sweepStartOrder(const Segment &seg, std::vector<uint64_t> &offsets,
+                         bool longestFirst = false) {
   std::vector<uint32_t> order(seg.ids);
   const auto &items = seg.items;
   llvm::sort(order, [&](uint32_t a, uint32_t b) {
     if (items[a].live.start != items[b].live.start)
       return items[a].live.start < items[b].live.start;
+    if (longestFirst && items[a].live.end != items[b].live.end)
+      return items[a].live.end > items[b].live.end;
     if (items[a].size != items[b].size)
       return items[a].size > items[b].size;
     return a < b;
@@ -668,6 +673,16 @@ uint64_t packBest(const Segment &seg, std::vector<uint64_t> &offsets,
   if (best <= target)
     return best;
   std::vector<uint64_t> trial(offsets.size());
+  {
+    uint64_t arena = sweepStartOrder(seg, trial, /*longestFirst=*/true);
+    if (arena < best) {
+      best = arena;
+      for (uint32_t id : seg.ids)
+        offsets[id] = trial[id];
+    }
+    if (best <= target || deadline.expired())
+      return best;
+  }
   std::vector<uint8_t> placed(offsets.size(), 0);
   IntervalTree tree(seg.items, seg.ids);
   auto keep = [&](uint64_t arena) {
