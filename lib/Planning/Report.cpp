@@ -128,6 +128,10 @@ text.axis { font-size: 11px; fill: #555; }
        << f.buffers.size() << " buffers, algorithm " << escapeHtml(f.algorithm)
        << (f.optimal ? ", optimal" : "") << ", alignment " << f.alignment
        << "</div>\n";
+    if (f.buffers.empty()) {
+      os << "<p>nothing planned in this function</p>\n";
+      continue;
+    }
     os << "<svg width=\"" << width << "\" height=\"" << height << "\">\n";
     for (const ReportBuffer &b : f.buffers) {
       std::string detail = escapeHtml(
@@ -150,8 +154,12 @@ text.axis { font-size: 11px; fill: #555; }
        << "\"><title>arena top " << f.arenaBytes << " B</title></line>\n";
     os << "<text class=\"axis\" x=\"" << width - margin + 4 << "\" y=\""
        << y(f.arenaBytes) + 4 << "\">arena</text>\n";
+    // Below the arena label when the two lines (nearly) coincide.
+    double lbLabel = y(f.lowerBoundBytes) + 4;
+    if (lbLabel - (y(f.arenaBytes) + 4) < 12)
+      lbLabel = y(f.arenaBytes) + 16;
     os << "<text class=\"axis\" x=\"" << width - margin + 4 << "\" y=\""
-       << y(f.lowerBoundBytes) + 14 << "\" fill=\"#c00\">LB</text>\n";
+       << lbLabel << "\" fill=\"#c00\">LB</text>\n";
     os << "<text class=\"axis\" x=\"" << margin << "\" y=\"" << height - 30
        << "\">step " << firstStep << "</text>\n";
     os << "<text class=\"axis\" x=\"" << width - margin - 40 << "\" y=\""
