@@ -436,51 +436,54 @@ std::vector<uint32_t> makeOrder(const Segment &seg, OrderKind kind,
   return order;
 }
 
-/// Branch and bound over canonical placements: items are placed in
-/// non-decreasing offset order, each at its floor (the aligned top of the
-/// time-overlapping items already placed); every gravity-settled packing is
-/// such a sequence, so the search is complete. Bounds: in each time section,
-/// the unplaced items live there stack above max(last offset, the section's
-/// highest placed top).
-class ExactSearch {
+/// Branch and bound over bottom-left (skyline) packings. Time is cut into
+/// sections between event points; each section has a floor, and every
+/// unplaced item sits at or above the floor of each section it lives in.
+/// At each node, take the active section s* with the lowest floor m. In any
+/// completion, the lowest unplaced item of s* either sits exactly at m — then
+/// every section it lives in has floor m and m is aligned for it: it is a
+/// candidate, placed here — or higher, and the band [m, o) of s* is empty: s*
+/// is lifted to a lower bound of o. So the search is complete. Placing adds
+/// no waste; a lift does, and is cut off by the per-section bound
+/// floor + unplaced bytes <= capacity.
+class SkylineSearch {
 public:
-  ExactSearch(const Segment &seg, uint64_t incumbent,
-              std::vector<uint64_t> &bestOffsets, const Deadline &deadline,
-              std::optional<uint64_t> capacity)
-      : seg(seg), items(seg.items), best(incumbent), bestOffsets(bestOffsets),
-        deadline(deadline), capacity(capacity) {}
+  SkylineSearch(const Segment &seg, std::vector<uint64_t> &offsets,
+                const Deadline &deadline, uint64_t capacity, bool optimize)
+      : items(seg.items), global(seg.ids), offsetsOut(offsets),
+        deadline(deadline), cap(capacity), optimize(optimize) {}
 
-  /// Returns true when the search was exhausted (the incumbent is optimal).
+  /// Returns true when the search space was exhausted.
   bool run();
+  /// The smallest arena found, or UINT64_MAX.
   uint64_t getBest() const { return best; }
 
 private:
-  bool dfs(size_t depth, uint64_t last, uint32_t lastLocal, uint64_t arena);
+  void dfs(size_t placedCount);
+  const PackItem &item(uint32_t local) const { return items[global[local]]; }
 
-  const Segment &seg;
   ArrayRef<PackItem> items;
-  uint64_t best;
-  std::vector<uint64_t> &bestOffsets;
+  std::vector<uint32_t> global;
+  std::vector<uint64_t> &offsetsOut;
   const Deadline &deadline;
-  std::optional<uint64_t> capacity;
+  uint64_t cap;
+  bool optimize;
+  uint64_t best = UINT64_MAX;
 
   size_t n = 0;
-  std::vector<uint32_t> global;           // local -> item id
-  std::vector<std::vector<uint32_t>> adj; // time-overlapping neighbours
-  std::vector<uint32_t> secLo, secHi;     // sections of each local item
-  std::vector<uint64_t> secTop, secUnplaced;
-  std::vector<uint64_t> floorTop, offset;
-  std::vector<uint32_t> unplacedNeighbours;
+  std::vector<uint32_t> secLo, secHi;
+  std::vector<std::vector<uint32_t>> itemsIn; // per section, local ids
+  std::vector<uint64_t> floor, unplacedSum;
+  std::vector<uint32_t> unplacedCount;
+  std::vector<uint64_t> offset;
   std::vector<uint8_t> placed;
   uint64_t nodes = 0;
-  bool timedOut = false;
   bool stop = false;
+  bool timedOut = false;
 };
 
-bool ExactSearch::run() {
-  n = seg.ids.size();
-  global = seg.ids;
-  // Sections between consecutive event points.
+bool SkylineSearch::run() {
+  n = global.size();
   std::vector<int64_t> points;
   for (uint32_t id : global) {
     points.push_back(items[id].live.start);
@@ -491,150 +494,137 @@ bool ExactSearch::run() {
   size_t sections = points.size() - 1;
   secLo.resize(n);
   secHi.resize(n);
-  for (size_t i = 0; i < n; ++i) {
-    const Interval &live = items[global[i]].live;
+  itemsIn.assign(sections, {});
+  floor.assign(sections, 0);
+  unplacedSum.assign(sections, 0);
+  unplacedCount.assign(sections, 0);
+  for (uint32_t i = 0; i < n; ++i) {
+    const Interval &live = item(i).live;
     secLo[i] = std::lower_bound(points.begin(), points.end(), live.start) -
                points.begin();
     secHi[i] = std::lower_bound(points.begin(), points.end(), live.end) -
                points.begin();
+    for (uint32_t s = secLo[i]; s < secHi[i]; ++s) {
+      itemsIn[s].push_back(i);
+      unplacedSum[s] += item(i).size;
+      ++unplacedCount[s];
+    }
   }
-  secTop.assign(sections, 0);
-  secUnplaced.assign(sections, 0);
-  for (size_t i = 0; i < n; ++i)
-    for (uint32_t s = secLo[i]; s < secHi[i]; ++s)
-      secUnplaced[s] += items[global[i]].size;
-  adj.assign(n, {});
-  for (size_t i = 0; i < n; ++i)
-    for (size_t j = i + 1; j < n; ++j)
-      if (items[global[i]].live.overlaps(items[global[j]].live)) {
-        adj[i].push_back(j);
-        adj[j].push_back(i);
-      }
-  floorTop.assign(n, 0);
+  // Larger, longer items first among the candidates of a section.
+  for (auto &list : itemsIn)
+    llvm::sort(list, [&](uint32_t a, uint32_t b) {
+      uint64_t da = secHi[a] - secLo[a], db = secHi[b] - secLo[b];
+      if (item(a).size != item(b).size)
+        return item(a).size > item(b).size;
+      if (da != db)
+        return da > db;
+      return a < b;
+    });
   offset.assign(n, 0);
   placed.assign(n, 0);
-  unplacedNeighbours.resize(n);
-  for (size_t i = 0; i < n; ++i)
-    unplacedNeighbours[i] = adj[i].size();
-  dfs(0, 0, UINT32_MAX, 0);
+  for (size_t s = 0; s < sections; ++s)
+    if (unplacedSum[s] > cap)
+      return true; // infeasible at the root
+  dfs(0);
   return !timedOut && !stop;
 }
 
-bool ExactSearch::dfs(size_t depth, uint64_t last, uint32_t lastLocal,
-                      uint64_t arena) {
+void SkylineSearch::dfs(size_t placedCount) {
   if ((++nodes & 1023) == 0 && deadline.expired()) {
     timedOut = true;
-    return false;
+    return;
   }
-  if (depth == n) {
+  if (placedCount == n) {
+    uint64_t arena = 0;
+    for (uint32_t i = 0; i < n; ++i)
+      arena = std::max(arena, offset[i] + item(i).size);
     if (arena < best) {
       best = arena;
-      for (size_t i = 0; i < n; ++i)
-        bestOffsets[global[i]] = offset[i];
-      if (capacity && best <= *capacity)
-        stop = true;
+      for (uint32_t i = 0; i < n; ++i)
+        offsetsOut[global[i]] = offset[i];
     }
-    return true;
+    if (!optimize || best == 0)
+      stop = true;
+    else
+      cap = best - 1;
+    return;
   }
-  // Bound: per section, unplaced items stack above max(last, top).
-  uint64_t bound = arena;
-  for (size_t s = 0; s < secTop.size(); ++s)
-    if (secUnplaced[s])
-      bound = std::max(bound, std::max(last, secTop[s]) + secUnplaced[s]);
-  if (bound >= best)
-    return true;
+  // The active section with the lowest floor; ties: the least slack.
+  size_t star = SIZE_MAX;
+  for (size_t s = 0; s < floor.size(); ++s) {
+    if (!unplacedCount[s])
+      continue;
+    if (floor[s] + unplacedSum[s] > cap)
+      return; // this section can no longer hold what it must
+    if (star == SIZE_MAX || floor[s] < floor[star] ||
+        (floor[s] == floor[star] &&
+         floor[s] + unplacedSum[s] > floor[star] + unplacedSum[star]))
+      star = s;
+  }
+  uint64_t m = floor[star];
 
-  // Candidates: unplaced items whose floor is >= last (ties by index).
-  struct Candidate {
-    uint64_t floor;
-    uint32_t local;
-  };
-  llvm::SmallVector<Candidate, 32> candidates;
-  // Dominance: if another unplaced item fits entirely below a candidate's
-  // offset (its floor + size <= offset), dropping it into that free gap
-  // gives a packing no worse, found in the branch that places it first.
-  // Track the two lowest "floor + size" to exclude the candidate itself.
-  uint64_t fit1 = UINT64_MAX, fit2 = UINT64_MAX;
-  uint32_t fit1Local = UINT32_MAX;
-  for (uint32_t i = 0; i < n; ++i) {
-    if (placed[i])
-      continue;
-    uint64_t fit = alignUp(floorTop[i], items[global[i]].alignment) +
-                   items[global[i]].size;
-    if (fit < fit1) {
-      fit2 = fit1;
-      fit1 = fit;
-      fit1Local = i;
-    } else if (fit < fit2) {
-      fit2 = fit;
-    }
-  }
-  for (uint32_t i = 0; i < n; ++i) {
-    if (placed[i])
-      continue;
-    uint64_t floor = alignUp(floorTop[i], items[global[i]].alignment);
-    if (floor >= (i == fit1Local ? fit2 : fit1))
-      continue; // dominated: something else fits below it
-    if (floor < last ||
-        (floor == last && lastLocal != UINT32_MAX && i < lastLocal)) {
-      // Can it still rise to a legal offset? Only if a neighbour is unplaced.
-      if (unplacedNeighbours[i] == 0)
-        return true; // dead: it can never be placed canonically
-      continue;
-    }
-    if (floor + items[global[i]].size >= best)
-      return true; // it can only go higher: no improvement below
-    candidates.push_back({floor, i});
-  }
-  llvm::sort(candidates, [&](const Candidate &a, const Candidate &b) {
-    if (a.floor != b.floor)
-      return a.floor < b.floor;
-    const PackItem &x = items[global[a.local]], &y = items[global[b.local]];
-    uint64_t ax = x.size * static_cast<uint64_t>(x.live.end - x.live.start);
-    uint64_t ay = y.size * static_cast<uint64_t>(y.live.end - y.live.start);
-    if (ax != ay)
-      return ax > ay;
-    return a.local < b.local;
-  });
-
-  llvm::SmallVector<std::pair<uint32_t, uint64_t>, 16> undoFloor;
-  llvm::SmallVector<std::pair<uint32_t, uint64_t>, 16> undoSec;
-  for (const Candidate &c : candidates) {
-    uint32_t i = c.local;
-    const PackItem &item = items[global[i]];
-    uint64_t top = c.floor + item.size;
-    placed[i] = 1;
-    offset[i] = c.floor;
-    undoFloor.clear();
-    undoSec.clear();
-    for (uint32_t j : adj[i]) {
-      --unplacedNeighbours[j];
-      if (!placed[j] && floorTop[j] < top) {
-        undoFloor.push_back({j, floorTop[j]});
-        floorTop[j] = top;
-      }
-    }
-    for (uint32_t s = secLo[i]; s < secHi[i]; ++s) {
-      secUnplaced[s] -= item.size;
-      if (secTop[s] < top) {
-        undoSec.push_back({s, secTop[s]});
-        secTop[s] = top;
-      }
-    }
-    dfs(depth + 1, c.floor, i, std::max(arena, top));
-    for (auto [s, old] : undoSec)
-      secTop[s] = old;
+  // Branch 1: an item of s* sits at m.
+  auto maxFloor = [&](uint32_t i) {
+    uint64_t f = 0;
     for (uint32_t s = secLo[i]; s < secHi[i]; ++s)
-      secUnplaced[s] += item.size;
-    for (auto [j, old] : undoFloor)
-      floorTop[j] = old;
-    for (uint32_t j : adj[i])
-      ++unplacedNeighbours[j];
+      f = std::max(f, floor[s]);
+    return f;
+  };
+  llvm::SmallVector<std::pair<uint32_t, uint64_t>, 16> saved;
+  for (uint32_t i : itemsIn[star]) {
+    if (placed[i] || m % item(i).alignment != 0 || maxFloor(i) != m)
+      continue;
+    uint64_t top = m + item(i).size;
+    placed[i] = 1;
+    offset[i] = m;
+    saved.clear();
+    for (uint32_t s = secLo[i]; s < secHi[i]; ++s) {
+      saved.push_back({s, floor[s]});
+      floor[s] = top;
+      unplacedSum[s] -= item(i).size;
+      --unplacedCount[s];
+    }
+    dfs(placedCount + 1);
+    for (auto [s, old] : saved) {
+      floor[s] = old;
+      unplacedSum[s] += item(i).size;
+      ++unplacedCount[s];
+    }
     placed[i] = 0;
-    if (timedOut || stop)
-      return false;
+    if (stop || timedOut)
+      return;
   }
-  return true;
+
+  // Branch 2: nothing sits at m in s*: lift s* to a lower bound of where its
+  // lowest item can sit.
+  uint64_t lift = UINT64_MAX;
+  for (uint32_t i : itemsIn[star]) {
+    if (placed[i])
+      continue;
+    const PackItem &it = item(i);
+    uint64_t at = alignUp(maxFloor(i), it.alignment);
+    if (at <= m) {
+      // It could sit at m; above m only on an item of another section.
+      uint64_t under = UINT64_MAX;
+      for (uint32_t s = secLo[i]; s < secHi[i]; ++s) {
+        if (s == star)
+          continue;
+        for (uint32_t j : itemsIn[s])
+          if (!placed[j] && j != i &&
+              (secLo[j] > star || secHi[j] <= star)) // not live in s*
+            under = std::min(under, item(j).size);
+      }
+      if (under == UINT64_MAX)
+        continue; // it can only sit at m
+      at = alignUp(m + under, it.alignment);
+    }
+    lift = std::min(lift, at);
+  }
+  if (lift == UINT64_MAX || lift + unplacedSum[star] > cap)
+    return;
+  floor[star] = lift;
+  dfs(placedCount);
+  floor[star] = m;
 }
 
 /// Splits items into segments that no lifetime crosses.
@@ -755,13 +745,17 @@ PackResult mlir::memplan::pack(ArrayRef<PackItem> items,
       arena = packBest(seg, result.offsets, heuristic, target, options.seed);
       if (arena <= target || (options.capacity && arena <= *options.capacity))
         break;
-      // Decision search at the tightest capacity first: the per-section
-      // bounds prune hardest there. Then optimize from the incumbent.
+      // Decision search at the tightest capacity first (its bounds prune
+      // hardest), with half the remaining time; then optimize below the
+      // incumbent.
+      uint64_t goal =
+          options.capacity ? std::max(target, *options.capacity) : target;
       {
         std::vector<uint64_t> trial(result.offsets);
-        uint64_t goal =
-            options.capacity ? std::max(target, *options.capacity) : target;
-        ExactSearch decision(seg, goal + 1, trial, deadline, goal);
+        double remaining =
+            std::chrono::duration<double>(deadline.end - Clock::now()).count();
+        Deadline half(std::max(0.0, remaining / 2));
+        SkylineSearch decision(seg, trial, half, goal, /*optimize=*/false);
         bool exhausted = decision.run();
         if (decision.getBest() <= goal) {
           arena = decision.getBest();
@@ -769,20 +763,23 @@ PackResult mlir::memplan::pack(ArrayRef<PackItem> items,
             result.offsets[id] = trial[id];
           break;
         }
-        if (!exhausted)
-          break; // out of time: keep the heuristic's packing
-        if (options.capacity && goal == *options.capacity) {
+        if (exhausted && options.capacity && goal == *options.capacity) {
           result.provenInfeasible = true;
           break;
         }
       }
-      ExactSearch search(seg, arena, result.offsets, deadline,
-                         options.capacity);
-      bool exhausted = search.run();
-      arena = search.getBest();
-      segmentProven = exhausted;
-      if (exhausted && options.capacity && arena > *options.capacity)
-        result.provenInfeasible = true;
+      {
+        std::vector<uint64_t> trial(result.offsets);
+        SkylineSearch search(seg, trial, deadline, arena - 1,
+                             /*optimize=*/true);
+        bool exhausted = search.run();
+        if (search.getBest() < arena) {
+          arena = search.getBest();
+          for (uint32_t id : seg.ids)
+            result.offsets[id] = trial[id];
+        }
+        segmentProven = exhausted;
+      }
       break;
     }
     }
