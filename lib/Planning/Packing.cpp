@@ -448,10 +448,13 @@ std::vector<uint32_t> makeOrder(const Segment &seg, OrderKind kind,
 /// floor + unplaced bytes <= capacity.
 class SkylineSearch {
 public:
+  /// `order` picks how candidates are tried: 0 larger first, 1 longer
+  /// first, 2 larger area first, 3 later end first.
   SkylineSearch(const Segment &seg, std::vector<uint64_t> &offsets,
-                const Deadline &deadline, uint64_t capacity, bool optimize)
+                const Deadline &deadline, uint64_t capacity, bool optimize,
+                int order)
       : items(seg.items), global(seg.ids), offsetsOut(offsets),
-        deadline(deadline), cap(capacity), optimize(optimize) {}
+        deadline(deadline), cap(capacity), optimize(optimize), order(order) {}
 
   /// Returns true when the search space was exhausted.
   bool run();
@@ -480,6 +483,7 @@ private:
   uint64_t nodes = 0;
   bool stop = false;
   bool timedOut = false;
+  int order;
 };
 
 bool SkylineSearch::run() {
@@ -510,14 +514,28 @@ bool SkylineSearch::run() {
       ++unplacedCount[s];
     }
   }
-  // Larger, longer items first among the candidates of a section.
+  // The order candidates are tried in.
+  auto duration = [&](uint32_t i) {
+    return static_cast<uint64_t>(item(i).live.end - item(i).live.start);
+  };
   for (auto &list : itemsIn)
     llvm::sort(list, [&](uint32_t a, uint32_t b) {
-      uint64_t da = secHi[a] - secLo[a], db = secHi[b] - secLo[b];
-      if (item(a).size != item(b).size)
-        return item(a).size > item(b).size;
-      if (da != db)
-        return da > db;
+      auto key = [&](uint32_t i) {
+        switch (order) {
+        case 0:
+          return std::make_tuple(item(i).size, duration(i), 0ull);
+        case 1:
+          return std::make_tuple(duration(i), item(i).size, 0ull);
+        case 2:
+          return std::make_tuple(item(i).size * duration(i), item(i).size,
+                                 0ull);
+        default:
+          return std::make_tuple((uint64_t)item(i).live.end, item(i).size,
+                                 0ull);
+        }
+      };
+      if (key(a) != key(b))
+        return key(a) > key(b);
       return a < b;
     });
   offset.assign(n, 0);
@@ -656,9 +674,12 @@ std::vector<Segment> splitSegments(ArrayRef<PackItem> items) {
 /// Random orders tried without improvement before Best gives up early.
 constexpr unsigned kMaxStall = 256;
 
-/// Best for one segment: returns the arena; offsets filled.
-uint64_t packBest(const Segment &seg, std::vector<uint64_t> &offsets,
-                  const Deadline &deadline, uint64_t target, uint64_t seed) {
+/// The greedy phase for one segment: both sweeps, the greedy placer over
+/// four orders, then (when `randomize`) random size orders until the
+/// deadline, the target or a stall. Returns the arena; offsets filled.
+uint64_t packGreedy(const Segment &seg, std::vector<uint64_t> &offsets,
+                    const Deadline &deadline, uint64_t target, uint64_t seed,
+                    bool randomize) {
   uint64_t best = sweepStartOrder(seg, offsets);
   if (best <= target)
     return best;
@@ -690,6 +711,8 @@ uint64_t packBest(const Segment &seg, std::vector<uint64_t> &offsets,
     if (best <= target || deadline.expired())
       return best;
   }
+  if (!randomize)
+    return best;
   // Randomized improvement until the deadline, the target, or a stall.
   std::mt19937_64 rng(seed);
   for (unsigned stall = 0;
@@ -704,6 +727,87 @@ uint64_t packBest(const Segment &seg, std::vector<uint64_t> &offsets,
   }
   return best;
 }
+/// Segments up to this size are searched exactly by Best too.
+constexpr size_t kMaxSearchItems = 4096;
+
+struct SearchOutcome {
+  uint64_t arena = UINT64_MAX;
+  bool exhausted = false;
+};
+
+/// The skyline search with restarts: rounds over the four candidate orders
+/// with doubling time slices, until `deadline`. Decision mode stops at the
+/// first arena <= cap; optimize mode keeps lowering cap below each arena
+/// found. `exhausted` means no arena <= the last cap exists (the search is
+/// complete whatever the order).
+SearchOutcome searchPortfolio(const Segment &seg,
+                              std::vector<uint64_t> &offsets,
+                              const Deadline &deadline, uint64_t cap,
+                              bool optimize) {
+  SearchOutcome out;
+  std::vector<uint64_t> trial(offsets);
+  for (double slice = 0.02;; slice *= 2) {
+    for (int order = 0; order < 4; ++order) {
+      double remaining =
+          std::chrono::duration<double>(deadline.end - Clock::now()).count();
+      if (remaining <= 0)
+        return out;
+      Deadline limit(std::min(slice, remaining));
+      SkylineSearch search(seg, trial, limit, cap, optimize, order);
+      bool exhausted = search.run();
+      if (search.getBest() < out.arena) {
+        out.arena = search.getBest();
+        for (uint32_t id : seg.ids)
+          offsets[id] = trial[id];
+        if (!optimize)
+          return out;
+        if (out.arena == 0)
+          exhausted = true;
+        else
+          cap = out.arena - 1;
+      }
+      if (exhausted) {
+        out.exhausted = true;
+        return out;
+      }
+    }
+  }
+}
+
+/// Best and Exact for one segment: the greedy phase, then (for segments
+/// small enough, always for Exact) a decision search at the goal with 60 % of
+/// the remaining time and an optimizing search below the incumbent with the
+/// rest. Sets `proven` when the result is proven minimal for the segment and
+/// `infeasible` when the capacity is proven too small.
+uint64_t packSearch(const Segment &seg, std::vector<uint64_t> &offsets,
+                    const Deadline &deadline, uint64_t target,
+                    const PackOptions &options, bool &proven,
+                    bool &infeasible) {
+  bool exact = options.algorithm == PackAlgorithm::Exact;
+  bool search = exact || seg.ids.size() <= kMaxSearchItems;
+  uint64_t arena =
+      packGreedy(seg, offsets, deadline, target, options.seed, !search);
+  uint64_t goal =
+      options.capacity ? std::max(target, *options.capacity) : target;
+  if (!search || arena <= goal)
+    return arena;
+  double remaining =
+      std::chrono::duration<double>(deadline.end - Clock::now()).count();
+  Deadline decisionDeadline(std::max(0.0, 0.6 * remaining));
+  SearchOutcome decision =
+      searchPortfolio(seg, offsets, decisionDeadline, goal, /*optimize=*/false);
+  if (decision.arena <= goal)
+    return decision.arena;
+  if (decision.exhausted && options.capacity && goal == *options.capacity) {
+    infeasible = true;
+    return arena;
+  }
+  SearchOutcome better =
+      searchPortfolio(seg, offsets, deadline, arena - 1, /*optimize=*/true);
+  proven = better.exhausted;
+  return std::min(arena, better.arena);
+}
+
 } // namespace
 
 PackResult mlir::memplan::pack(ArrayRef<PackItem> items,
@@ -737,49 +841,11 @@ PackResult mlir::memplan::pack(ArrayRef<PackItem> items,
       break;
     }
     case PackAlgorithm::Best:
-      arena = packBest(seg, result.offsets, deadline, target, options.seed);
-      break;
     case PackAlgorithm::Exact: {
-      // Start from the heuristic with a tenth of the time, then search.
-      Deadline heuristic(options.timeLimitSeconds * 0.1 / segments.size());
-      arena = packBest(seg, result.offsets, heuristic, target, options.seed);
-      if (arena <= target || (options.capacity && arena <= *options.capacity))
-        break;
-      // Decision search at the tightest capacity first (its bounds prune
-      // hardest), with half the remaining time; then optimize below the
-      // incumbent.
-      uint64_t goal =
-          options.capacity ? std::max(target, *options.capacity) : target;
-      {
-        std::vector<uint64_t> trial(result.offsets);
-        double remaining =
-            std::chrono::duration<double>(deadline.end - Clock::now()).count();
-        Deadline half(std::max(0.0, remaining / 2));
-        SkylineSearch decision(seg, trial, half, goal, /*optimize=*/false);
-        bool exhausted = decision.run();
-        if (decision.getBest() <= goal) {
-          arena = decision.getBest();
-          for (uint32_t id : seg.ids)
-            result.offsets[id] = trial[id];
-          break;
-        }
-        if (exhausted && options.capacity && goal == *options.capacity) {
-          result.provenInfeasible = true;
-          break;
-        }
-      }
-      {
-        std::vector<uint64_t> trial(result.offsets);
-        SkylineSearch search(seg, trial, deadline, arena - 1,
-                             /*optimize=*/true);
-        bool exhausted = search.run();
-        if (search.getBest() < arena) {
-          arena = search.getBest();
-          for (uint32_t id : seg.ids)
-            result.offsets[id] = trial[id];
-        }
-        segmentProven = exhausted;
-      }
+      bool infeasible = false;
+      arena = packSearch(seg, result.offsets, deadline, target, options,
+                         segmentProven, infeasible);
+      result.provenInfeasible |= infeasible;
       break;
     }
     }
