@@ -622,7 +622,8 @@ void SkylineSearch::dfs(size_t placedCount) {
     const PackItem &it = item(i);
     uint64_t at = alignUp(maxFloor(i), it.alignment);
     if (at <= m) {
-      // It could sit at m; above m only on an item of another section.
+      // It could sit at m; above m only on top of an unplaced item of
+      // another section, which sits at or above its own floors.
       uint64_t under = UINT64_MAX;
       for (uint32_t s = secLo[i]; s < secHi[i]; ++s) {
         if (s == star)
@@ -630,11 +631,12 @@ void SkylineSearch::dfs(size_t placedCount) {
         for (uint32_t j : itemsIn[s])
           if (!placed[j] && j != i &&
               (secLo[j] > star || secHi[j] <= star)) // not live in s*
-            under = std::min(under, item(j).size);
+            under = std::min(under, alignUp(maxFloor(j), item(j).alignment) +
+                                        item(j).size);
       }
       if (under == UINT64_MAX)
         continue; // it can only sit at m
-      at = alignUp(m + under, it.alignment);
+      at = alignUp(under, it.alignment);
     }
     lift = std::min(lift, at);
   }
