@@ -448,13 +448,15 @@ std::vector<uint32_t> makeOrder(const Segment &seg, OrderKind kind,
 /// floor + unplaced bytes <= capacity.
 class SkylineSearch {
 public:
-  /// `order` picks how candidates are tried: 0 larger first, 1 longer
-  /// first, 2 larger area first, 3 later end first.
+  /// `strategy` % 4 picks how candidates are tried (0 larger first, 1 longer
+  /// first, 2 larger area first, 3 later end first); strategy / 4 picks the
+  /// tie-break between equally low sections (0 least slack, 1 leftmost).
   SkylineSearch(const Segment &seg, std::vector<uint64_t> &offsets,
                 const Deadline &deadline, uint64_t capacity, bool optimize,
-                int order)
+                int strategy)
       : items(seg.items), global(seg.ids), offsetsOut(offsets),
-        deadline(deadline), cap(capacity), optimize(optimize), order(order) {}
+        deadline(deadline), cap(capacity), optimize(optimize),
+        order(strategy % 4), leftmost(strategy / 4 == 1) {}
 
   /// Returns true when the search space was exhausted.
   bool run();
@@ -484,6 +486,7 @@ private:
   bool stop = false;
   bool timedOut = false;
   int order;
+  bool leftmost;
 };
 
 bool SkylineSearch::run() {
@@ -567,7 +570,8 @@ void SkylineSearch::dfs(size_t placedCount) {
       cap = best - 1;
     return;
   }
-  // The active section with the lowest floor; ties: the least slack.
+  // The active section with the lowest floor; ties: the least slack, or the
+  // leftmost.
   size_t star = SIZE_MAX;
   for (size_t s = 0; s < floor.size(); ++s) {
     if (!unplacedCount[s])
@@ -575,7 +579,7 @@ void SkylineSearch::dfs(size_t placedCount) {
     if (floor[s] + unplacedSum[s] > cap)
       return; // this section can no longer hold what it must
     if (star == SIZE_MAX || floor[s] < floor[star] ||
-        (floor[s] == floor[star] &&
+        (!leftmost && floor[s] == floor[star] &&
          floor[s] + unplacedSum[s] > floor[star] + unplacedSum[star]))
       star = s;
   }
@@ -732,13 +736,16 @@ uint64_t packGreedy(const Segment &seg, std::vector<uint64_t> &offsets,
 /// Segments up to this size are searched exactly by Best too.
 constexpr size_t kMaxSearchItems = 4096;
 
+/// Candidate orders x section tie-breaks tried by the portfolio.
+constexpr int kStrategies = 8;
+
 struct SearchOutcome {
   uint64_t arena = UINT64_MAX;
   bool exhausted = false;
 };
 
-/// The skyline search with restarts: rounds over the four candidate orders
-/// with doubling time slices, until `deadline`. Decision mode stops at the
+/// The skyline search with restarts: rounds over the strategies with
+/// doubling time slices, until `deadline`. Decision mode stops at the
 /// first arena <= cap; optimize mode keeps lowering cap below each arena
 /// found. `exhausted` means no arena <= the last cap exists (the search is
 /// complete whatever the order).
@@ -749,13 +756,13 @@ SearchOutcome searchPortfolio(const Segment &seg,
   SearchOutcome out;
   std::vector<uint64_t> trial(offsets);
   for (double slice = 0.02;; slice *= 2) {
-    for (int order = 0; order < 4; ++order) {
+    for (int strategy = 0; strategy < kStrategies; ++strategy) {
       double remaining =
           std::chrono::duration<double>(deadline.end - Clock::now()).count();
       if (remaining <= 0)
         return out;
       Deadline limit(std::min(slice, remaining));
-      SkylineSearch search(seg, trial, limit, cap, optimize, order);
+      SkylineSearch search(seg, trial, limit, cap, optimize, strategy);
       bool exhausted = search.run();
       if (search.getBest() < out.arena) {
         out.arena = search.getBest();
