@@ -29,18 +29,12 @@ llvm_config.add_tool_substitutions(tools, tool_dirs)
 if shutil.which("nvidia-smi") and os.system("nvidia-smi -L > /dev/null 2>&1") == 0:
     config.available_features.add("cuda-gpu")
 
-# Lowering of a memref-level program to the LLVM dialect with upstream passes,
-# and the runner libraries, for the execution tests.
+# Upstream bufferization and the runner libraries, for the execution tests
+# (lowering to LLVM: memplan-opt --memplan-lower-to-llvm).
 config.substitutions.append(
     ("%bufferize",
      "--one-shot-bufferize='bufferize-function-boundaries "
      "function-boundary-type-conversion=identity-layout-map'"))
-config.substitutions.append(
-    ("%lower_to_llvm",
-     "--convert-linalg-to-loops --expand-strided-metadata --lower-affine "
-     "--convert-scf-to-cf --finalize-memref-to-llvm --convert-math-to-llvm "
-     "--convert-arith-to-llvm --convert-func-to-llvm --convert-cf-to-llvm "
-     "--reconcile-unrealized-casts"))
 config.substitutions.append(
     ("%runner_libs",
      "-shared-libs=%s/libmlir_runner_utils.so,%s/libmlir_c_runner_utils.so"

@@ -48,6 +48,10 @@ struct AnnotateLifetimesPass
     // array in result order.
     llvm::MapVector<Operation *, SmallVector<Attribute>> perOp;
     for (const Root &root : lifetimes.getRoots()) {
+      // External storage (constants, call results, ...) is not planned; an
+      // annotation on it would only be carried, stale, by later conversions.
+      if (root.kind == RootKind::External)
+        continue;
       auto attr = LifetimeAttr::get(ctx, root.live.start, root.live.end);
       if (auto arg = dyn_cast<BlockArgument>(root.value)) {
         func.setArgAttr(arg.getArgNumber(), name, attr);

@@ -7,6 +7,7 @@
 
 #include "memplan/Conversion/Passes.h"
 #include "memplan/IR/MemplanDialect.h"
+#include "memplan/Pipelines/Pipelines.h"
 #include "memplan/Transforms/Passes.h"
 
 #include "mlir/IR/DialectRegistry.h"
@@ -25,6 +26,7 @@ int main(int argc, char **argv) {
   mlir::registerAllPasses();
   mlir::memplan::registerMemplanPasses();
   mlir::memplan::registerMemplanConversionPasses();
+  mlir::memplan::registerMemplanPipelines();
   mlir::memplan::registerTestPrintLifetimesPass();
 
   mlir::DialectRegistry registry;

@@ -15,9 +15,11 @@ def AnnotateLifetimesPass : Pass<"memplan-annotate-lifetimes"> {
     Runs the lifetime analysis on each function with a body nested in the
     op it runs on (a module or a function) and records its result as
     `memplan.lifetime = #memplan.lifetime<start, end>`: on the defining op of
-    every root (a value that owns storage; an array in result order, with
-    `unit` for results that own none, when the op has several results) and as
-    an argument attribute on each tensor or memref argument. Works on
+    every root the function allocates or has placed (an array in result order,
+    with `unit` for results that own none, when the op has several results)
+    and as an argument attribute on each tensor or memref argument. External
+    storage (constants, globals, stack allocations, call results) is not
+    annotated. Works on
     tensor-level and memref-level functions; it changes nothing else.
 
     **Steps.** The ops of the function body in program order, the first op

@@ -5,13 +5,17 @@
 // in the runner's headers differ and are dropped.
 //
 // RUN: cat %S/Inputs/mlp-main.mlir %memplan_src_root/examples/mlp_train_step.mlir > %t.mlir
-// RUN: mlir-opt %bufferize %t.mlir | mlir-opt %lower_to_llvm \
+// RUN: mlir-opt %bufferize %t.mlir | memplan-opt --memplan-lower-to-llvm \
 // RUN:   | mlir-runner -e main -entry-point-result=void %runner_libs | grep -v "base@" > %t.unplanned
 // RUN: mlir-opt %bufferize %t.mlir \
 // RUN:   | memplan-opt --memplan-pack-arena --memplan-verify-plan --convert-memplan-to-memref \
-// RUN:   | mlir-opt %lower_to_llvm \
+// RUN:   | memplan-opt --memplan-lower-to-llvm \
 // RUN:   | mlir-runner -e main -entry-point-result=void %runner_libs | grep -v "base@" > %t.planned
 // RUN: diff %t.unplanned %t.planned
+// The same through the one-flag pipeline.
+// RUN: memplan-opt --memplan-pipeline %t.mlir \
+// RUN:   | mlir-runner -e main -entry-point-result=void %runner_libs | grep -v "base@" > %t.pipeline
+// RUN: diff %t.unplanned %t.pipeline
 // RUN: FileCheck %s --input-file=%t.planned
 // The planned program really has one arena in @train_step and no other
 // internal allocation there.
