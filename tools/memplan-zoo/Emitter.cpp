@@ -1,0 +1,150 @@
+//===- Emitter.cpp - Building blocks for linalg-on-tensors models ---------===//
+//
+// Part of memplan. Used by memplan-zoo only.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Emitter.h"
+
+using namespace mlir;
+using namespace zoo;
+
+Value Emitter::cst(double v) { return cst(b, v); }
+
+Value Emitter::cst(OpBuilder &ib, double v) {
+  return ib.create<arith::ConstantOp>(loc, ft, ib.getFloatAttr(ft, v));
+}
+
+Value Emitter::empty(ArrayRef<int64_t> shape) {
+  return b.create<tensor::EmptyOp>(loc, shape, ft);
+}
+
+Value Emitter::full(ArrayRef<int64_t> shape, double value) {
+  return b.create<linalg::FillOp>(loc, cst(value), empty(shape)).getResult(0);
+}
+
+AffineMap Emitter::idMap(unsigned n) const {
+  return AffineMap::getMultiDimIdentityMap(n, b.getContext());
+}
+
+AffineMap Emitter::dimsMap(unsigned n, ArrayRef<unsigned> dims) const {
+  SmallVector<AffineExpr> exprs;
+  for (unsigned d : dims)
+    exprs.push_back(b.getAffineDimExpr(d));
+  return AffineMap::get(n, 0, exprs, b.getContext());
+}
+
+SmallVector<utils::IteratorType> Emitter::iters(unsigned n,
+                                                unsigned reduceFrom) const {
+  SmallVector<utils::IteratorType> result;
+  for (unsigned i = 0; i < n; ++i)
+    result.push_back(i < reduceFrom ? utils::IteratorType::parallel
+                                    : utils::IteratorType::reduction);
+  return result;
+}
+
+Value Emitter::generic(ArrayRef<Value> ins, ArrayRef<AffineMap> inMaps,
+                       ArrayRef<int64_t> outShape, AffineMap outMap,
+                       ArrayRef<utils::IteratorType> iterTypes, BodyFn body,
+                       std::optional<double> init) {
+  Value out = init ? full(outShape, *init) : empty(outShape);
+  SmallVector<AffineMap> maps(inMaps.begin(), inMaps.end());
+  maps.push_back(outMap);
+  auto op = b.create<linalg::GenericOp>(
+      loc, TypeRange{type(outShape)}, ins, ValueRange{out}, maps, iterTypes,
+      [&](OpBuilder &nb, Location nl, ValueRange args) {
+        nb.create<linalg::YieldOp>(nl, body(nb, nl, args));
+      });
+  return op.getResult(0);
+}
+
+Value Emitter::map(ArrayRef<Value> ins, BodyFn body) {
+  ArrayRef<int64_t> shape = shapeOf(ins.front());
+  unsigned n = shape.size();
+  SmallVector<AffineMap> maps(ins.size(), idMap(n));
+  return generic(ins, maps, shape, idMap(n), iters(n, n), body);
+}
+
+Value Emitter::matmul(Value a, Value bm, bool ta, bool tb) {
+  // Loops (i, j, k): C[i, j] += A[i, k] * B[k, j].
+  ArrayRef<int64_t> as = shapeOf(a), bs = shapeOf(bm);
+  int64_t m = ta ? as[1] : as[0];
+  int64_t n = tb ? bs[0] : bs[1];
+  AffineMap am = ta ? dimsMap(3, {2, 0}) : dimsMap(3, {0, 2});
+  AffineMap bmap = tb ? dimsMap(3, {1, 2}) : dimsMap(3, {2, 1});
+  return generic(
+      {a, bm}, {am, bmap}, {m, n}, dimsMap(3, {0, 1}), iters(3, 2),
+      [](OpBuilder &nb, Location nl, ValueRange args) -> Value {
+        Value p = nb.create<arith::MulFOp>(nl, args[0], args[1]);
+        return nb.create<arith::AddFOp>(nl, args[2], p);
+      },
+      0.0);
+}
+
+Value Emitter::addRow(Value x, Value row) {
+  ArrayRef<int64_t> shape = shapeOf(x);
+  return generic({x, row}, {idMap(2), dimsMap(2, {1})}, shape, idMap(2),
+                 iters(2, 2), [](OpBuilder &nb, Location nl, ValueRange args) {
+                   return nb.create<arith::AddFOp>(nl, args[0], args[1]);
+                 });
+}
+
+Value Emitter::sumRows(Value x) {
+  ArrayRef<int64_t> shape = shapeOf(x);
+  // Loops (j, i): out[j] += x[i, j].
+  return generic(
+      {x}, {dimsMap(2, {1, 0})}, {shape[1]}, dimsMap(2, {0}), iters(2, 1),
+      [](OpBuilder &nb, Location nl, ValueRange args) -> Value {
+        return nb.create<arith::AddFOp>(nl, args[1], args[0]);
+      },
+      0.0);
+}
+
+Value Emitter::reduceLast(Value x, bool max) {
+  ArrayRef<int64_t> shape = shapeOf(x);
+  unsigned n = shape.size();
+  SmallVector<unsigned> lead;
+  for (unsigned i = 0; i + 1 < n; ++i)
+    lead.push_back(i);
+  return generic(
+      {x}, {idMap(n)}, shape.drop_back(), dimsMap(n, lead), iters(n, n - 1),
+      [max](OpBuilder &nb, Location nl, ValueRange args) -> Value {
+        if (max)
+          return nb.create<arith::MaximumFOp>(nl, args[0], args[1]);
+        return nb.create<arith::AddFOp>(nl, args[1], args[0]);
+      },
+      max ? -1e30 : 0.0);
+}
+
+Value Emitter::withLast(Value x, Value r, BodyFn body) {
+  ArrayRef<int64_t> shape = shapeOf(x);
+  unsigned n = shape.size();
+  SmallVector<unsigned> lead;
+  for (unsigned i = 0; i + 1 < n; ++i)
+    lead.push_back(i);
+  return generic({x, r}, {idMap(n), dimsMap(n, lead)}, shape, idMap(n),
+                 iters(n, n), body);
+}
+
+Value Emitter::sumAll(Value x) {
+  unsigned n = shapeOf(x).size();
+  return generic(
+      {x}, {idMap(n)}, {}, AffineMap::get(n, 0, {}, b.getContext()),
+      iters(n, 0),
+      [](OpBuilder &nb, Location nl, ValueRange args) -> Value {
+        return nb.create<arith::AddFOp>(nl, args[1], args[0]);
+      },
+      0.0);
+}
+
+Value Emitter::add(Value x, Value y) {
+  return map({x, y}, [](OpBuilder &nb, Location nl, ValueRange args) {
+    return nb.create<arith::AddFOp>(nl, args[0], args[1]);
+  });
+}
+
+Value Emitter::scale(Value x, double s) {
+  return map({x}, [this, s](OpBuilder &nb, Location nl, ValueRange args) {
+    return nb.create<arith::MulFOp>(nl, args[0], cst(nb, s));
+  });
+}

@@ -1,0 +1,73 @@
+//===- Emitter.h - Building blocks for linalg-on-tensors models -*- C++ -*-===//
+//
+// Part of memplan. Used by memplan-zoo only.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MEMPLAN_TOOLS_ZOO_EMITTER_H
+#define MEMPLAN_TOOLS_ZOO_EMITTER_H
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Builders.h"
+
+#include <functional>
+
+namespace zoo {
+using namespace mlir;
+
+using BodyFn = std::function<Value(OpBuilder &, Location, ValueRange)>;
+
+/// Emits linalg-on-tensors at one insertion point, in one float type.
+class Emitter {
+public:
+  Emitter(OpBuilder &b, Location loc, FloatType ft) : b(b), loc(loc), ft(ft) {}
+
+  OpBuilder &b;
+  Location loc;
+  FloatType ft;
+
+  RankedTensorType type(ArrayRef<int64_t> shape) const {
+    return RankedTensorType::get(shape, ft);
+  }
+  static ArrayRef<int64_t> shapeOf(Value v) {
+    return cast<RankedTensorType>(v.getType()).getShape();
+  }
+  Value cst(double v);
+  Value cst(OpBuilder &ib, double v);
+  Value empty(ArrayRef<int64_t> shape);
+  Value full(ArrayRef<int64_t> shape, double value);
+
+  /// A linalg.generic over `dims` loops producing `outShape` through `outMap`.
+  /// When `reduce` is set, the output starts at `init` and the body's last
+  /// argument is the accumulator.
+  Value generic(ArrayRef<Value> ins, ArrayRef<AffineMap> inMaps,
+                ArrayRef<int64_t> outShape, AffineMap outMap,
+                ArrayRef<utils::IteratorType> iters, BodyFn body,
+                std::optional<double> init = std::nullopt);
+
+  /// Elementwise over operands of one shape.
+  Value map(ArrayRef<Value> ins, BodyFn body);
+  /// C = op(A) x op(B), 2-D, with optional transposes.
+  Value matmul(Value a, Value bm, bool ta = false, bool tb = false);
+  /// Adds a row vector to every row of a 2-D tensor.
+  Value addRow(Value x, Value row);
+  /// Sums a 2-D tensor over its rows: [N, D] -> [D].
+  Value sumRows(Value x);
+  /// Reduces the last dimension with sum or max: [..., D] -> [...].
+  Value reduceLast(Value x, bool max);
+  /// x[..., j] op r[...] for every j.
+  Value withLast(Value x, Value r, BodyFn body);
+  /// Sums every element: -> tensor<ft> (rank 0).
+  Value sumAll(Value x);
+  Value add(Value x, Value y);
+  Value scale(Value x, double s);
+
+  AffineMap idMap(unsigned n) const;
+  AffineMap dimsMap(unsigned n, ArrayRef<unsigned> dims) const;
+  SmallVector<utils::IteratorType> iters(unsigned n, unsigned reduceFrom) const;
+};
+} // namespace zoo
+
+#endif // MEMPLAN_TOOLS_ZOO_EMITTER_H

@@ -1,0 +1,381 @@
+//===- Transformer.cpp - A GPT-style decoder stack ------------------------===//
+//
+// Part of memplan. Used by memplan-zoo only.
+//
+// Tokens ids[B, S] -> x = emb[ids] + pos; per layer (pre-LayerNorm):
+//   h = x + Wo . Attention(LN1(x))         causal, H heads of E = D / H
+//   x = h + W2 . gelu(W1 . LN2(h) + b1) + b2
+// logits = LNf(x) . Wout; L = mean over tokens of softmax cross-entropy.
+//
+// Backward, derived by hand (n = token, d = feature, rows of D features):
+//   LayerNorm y = g * xhat + b, xhat = (x - mean) * rstd:
+//     dg = sum_n dy * xhat; db = sum_n dy; dxhat = dy * g
+//     dx = rstd * (dxhat - mean_d(dxhat) - xhat * mean_d(dxhat * xhat))
+//   gelu (tanh form) u -> 0.5 u (1 + t), t = tanh(c (u + a u^3)):
+//     gelu'(u) = 0.5 (1 + t) + 0.5 u (1 - t^2) c (1 + 3 a u^2)
+//   Attention S = scale Q K^T (masked), P = softmax_j(S), O = P V:
+//     dP = dO V^T; dV = P^T dO; dS = P * (dP - sum_j dP * P)
+//     dQ = scale dS K; dK = scale dS^T Q
+//   Cross-entropy: dlogits = (softmax(logits) - onehot(target)) / N
+//   Embedding: demb[v] = sum over tokens with id v of dx; dpos[s] = sum_b dx
+//
+//===----------------------------------------------------------------------===//
+
+#include "Models.h"
+
+#include "mlir/Dialect/Math/IR/Math.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace zoo;
+
+namespace {
+struct LayerNormCache {
+  Value xhat, rstd, gain;
+};
+
+class Transformer : public Model {
+public:
+  explicit Transformer(const TransformerKnobs &k) : k(k) {}
+
+  std::string validate() const override {
+    if (k.layers <= 0 || k.dModel <= 0 || k.heads <= 0 || k.seq <= 0 ||
+        k.batch <= 0 || k.vocab <= 0 || k.ffnMult <= 0)
+      return "transformer: layers, d-model, heads, seq, batch, vocab and "
+             "ffn-mult must be positive";
+    if (k.dModel % k.heads != 0)
+      return "transformer: heads (" + std::to_string(k.heads) +
+             ") must divide d-model (" + std::to_string(k.dModel) + ")";
+    return "";
+  }
+
+  SmallVector<BatchInput> batch() const override {
+    return {{BatchInput::Tokens, {k.batch, k.seq}, k.vocab},
+            {BatchInput::Tokens, {k.batch, k.seq}, k.vocab}};
+  }
+
+  SmallVector<Param> params() const override {
+    int64_t d = k.dModel, f = k.ffnMult * k.dModel;
+    double sd = 1.0 / std::sqrt(double(d)), sf = 1.0 / std::sqrt(double(f));
+    SmallVector<Param> ps{{"emb", {k.vocab, d}, 0.5}, {"pos", {k.seq, d}, 0.1}};
+    for (int64_t l = 0; l < k.layers; ++l) {
+      std::string p = "l" + std::to_string(l) + "_";
+      ps.push_back({p + "ln1_g", {d}, 0.1, 1.0});
+      ps.push_back({p + "ln1_b", {d}, 0.1});
+      ps.push_back({p + "wq", {d, d}, sd});
+      ps.push_back({p + "wk", {d, d}, sd});
+      ps.push_back({p + "wv", {d, d}, sd});
+      ps.push_back({p + "wo", {d, d}, sd});
+      ps.push_back({p + "ln2_g", {d}, 0.1, 1.0});
+      ps.push_back({p + "ln2_b", {d}, 0.1});
+      ps.push_back({p + "w1", {d, f}, sd});
+      ps.push_back({p + "b1", {f}, 0.1});
+      ps.push_back({p + "w2", {f, d}, sf});
+      ps.push_back({p + "b2", {d}, 0.1});
+    }
+    ps.push_back({"lnf_g", {d}, 0.1, 1.0});
+    ps.push_back({"lnf_b", {d}, 0.1});
+    ps.push_back({"wout", {d, k.vocab}, sd});
+    return ps;
+  }
+
+  Value emit(Emitter &e, ValueRange batch, ValueRange ps,
+             SmallVectorImpl<Value> *grads) const override;
+
+private:
+  static constexpr unsigned kPerLayer = 12;
+  Value layerNorm(Emitter &e, Value x, Value g, Value b,
+                  LayerNormCache &cache) const;
+  Value layerNormGrad(Emitter &e, Value dy, const LayerNormCache &cache,
+                      Value &dg, Value &db) const;
+  Value toHeads(Emitter &e, Value x) const; // [N, D] -> [B, S, H, E]
+  Value fromHeads(Emitter &e, Value x) const; // [B, S, H, E] -> [N, D]
+
+  TransformerKnobs k;
+};
+
+Value Transformer::toHeads(Emitter &e, Value x) const {
+  int64_t hd = k.dModel / k.heads;
+  auto type = RankedTensorType::get({k.batch, k.seq, k.heads, hd}, e.ft);
+  return e.b.create<tensor::ExpandShapeOp>(
+      e.loc, type, x, SmallVector<ReassociationIndices>{{0, 1}, {2, 3}});
+}
+
+Value Transformer::fromHeads(Emitter &e, Value x) const {
+  return e.b.create<tensor::CollapseShapeOp>(
+      e.loc, x, SmallVector<ReassociationIndices>{{0, 1}, {2, 3}});
+}
+
+Value Transformer::layerNorm(Emitter &e, Value x, Value g, Value b,
+                             LayerNormCache &cache) const {
+  double invD = 1.0 / k.dModel;
+  Value mean = e.scale(e.reduceLast(x, false), invD);
+  Value xc = e.withLast(x, mean, [](OpBuilder &nb, Location nl, ValueRange a) {
+    return nb.create<arith::SubFOp>(nl, a[0], a[1]);
+  });
+  Value var = e.scale(
+      e.reduceLast(e.map({xc}, [](OpBuilder &nb, Location nl, ValueRange a) {
+        return nb.create<arith::MulFOp>(nl, a[0], a[0]);
+      }), false),
+      invD);
+  Value rstd = e.map({var}, [&](OpBuilder &nb, Location nl, ValueRange a) {
+    Value v = nb.create<arith::AddFOp>(nl, a[0], e.cst(nb, 1e-5));
+    return nb.create<math::RsqrtOp>(nl, v);
+  });
+  Value xhat = e.withLast(xc, rstd, [](OpBuilder &nb, Location nl, ValueRange a) {
+    return nb.create<arith::MulFOp>(nl, a[0], a[1]);
+  });
+  cache = {xhat, rstd, g};
+  return e.generic({xhat, g, b}, {e.idMap(2), e.dimsMap(2, {1}), e.dimsMap(2, {1})},
+                   e.shapeOf(x), e.idMap(2), e.iters(2, 2),
+                   [](OpBuilder &nb, Location nl, ValueRange a) -> Value {
+                     Value m = nb.create<arith::MulFOp>(nl, a[0], a[1]);
+                     return nb.create<arith::AddFOp>(nl, m, a[2]);
+                   });
+}
+
+Value Transformer::layerNormGrad(Emitter &e, Value dy,
+                                 const LayerNormCache &c, Value &dg,
+                                 Value &db) const {
+  double invD = 1.0 / k.dModel;
+  auto mul = [](OpBuilder &nb, Location nl, ValueRange a) -> Value {
+    return nb.create<arith::MulFOp>(nl, a[0], a[1]);
+  };
+  dg = e.sumRows(e.map({dy, c.xhat}, mul));
+  db = e.sumRows(dy);
+  Value dxhat = e.generic({dy, c.gain}, {e.idMap(2), e.dimsMap(2, {1})},
+                          e.shapeOf(dy), e.idMap(2), e.iters(2, 2), mul);
+  Value m1 = e.scale(e.reduceLast(dxhat, false), invD);
+  Value m2 = e.scale(e.reduceLast(e.map({dxhat, c.xhat}, mul), false), invD);
+  AffineMap row = e.dimsMap(2, {0});
+  return e.generic({dxhat, c.xhat, m1, m2, c.rstd},
+                   {e.idMap(2), e.idMap(2), row, row, row}, e.shapeOf(dy),
+                   e.idMap(2), e.iters(2, 2),
+                   [](OpBuilder &nb, Location nl, ValueRange a) -> Value {
+                     Value t = nb.create<arith::SubFOp>(nl, a[0], a[2]);
+                     Value u = nb.create<arith::MulFOp>(nl, a[1], a[3]);
+                     Value v = nb.create<arith::SubFOp>(nl, t, u);
+                     return nb.create<arith::MulFOp>(nl, v, a[4]);
+                   });
+}
+
+Value Transformer::emit(Emitter &e, ValueRange batch, ValueRange ps,
+                        SmallVectorImpl<Value> *grads) const {
+  OpBuilder &b = e.b;
+  Location loc = e.loc;
+  int64_t n = k.batch * k.seq, d = k.dModel;
+  double scale = 1.0 / std::sqrt(double(d / k.heads));
+  auto add2 = [](OpBuilder &nb, Location nl, ValueRange a) -> Value {
+    return nb.create<arith::AddFOp>(nl, a[0], a[1]);
+  };
+  auto mul2 = [](OpBuilder &nb, Location nl, ValueRange a) -> Value {
+    return nb.create<arith::MulFOp>(nl, a[0], a[1]);
+  };
+  auto fma = [](OpBuilder &nb, Location nl, ValueRange a) -> Value {
+    Value p = nb.create<arith::MulFOp>(nl, a[0], a[1]);
+    return nb.create<arith::AddFOp>(nl, a[2], p);
+  };
+  Value emb = ps[0], pos = ps[1];
+  Value ids = batch[0], targets = batch[1];
+  auto collapse2 = [&](Value v) {
+    return b.create<tensor::CollapseShapeOp>(
+        loc, v, SmallVector<ReassociationIndices>{{0, 1}});
+  };
+  Value idsFlat = collapse2(ids), targetsFlat = collapse2(targets);
+
+  // Embedding: x[b, s, :] = emb[ids[b, s], :] + pos[s, :].
+  Value x3 = e.generic(
+      {ids, pos}, {e.dimsMap(3, {0, 1}), e.dimsMap(3, {1, 2})},
+      {k.batch, k.seq, d}, e.idMap(3), e.iters(3, 3),
+      [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
+        Value row = nb.create<arith::IndexCastOp>(nl, nb.getIndexType(), a[0]);
+        Value col = nb.create<linalg::IndexOp>(nl, 2);
+        Value v = nb.create<tensor::ExtractOp>(nl, emb, ValueRange{row, col});
+        return nb.create<arith::AddFOp>(nl, v, a[1]);
+      });
+  Value x = b.create<tensor::CollapseShapeOp>(
+      loc, x3, SmallVector<ReassociationIndices>{{0, 1}, {2}});
+
+  struct LayerCache {
+    LayerNormCache ln1, ln2;
+    Value z1, q4, k4, v4, p, o, z2, u, gu;
+  };
+  SmallVector<LayerCache> caches;
+  for (int64_t l = 0; l < k.layers; ++l) {
+    ValueRange lp = ps.slice(2 + l * kPerLayer, kPerLayer);
+    LayerCache c;
+    c.z1 = layerNorm(e, x, lp[0], lp[1], c.ln1);
+    c.q4 = toHeads(e, e.matmul(c.z1, lp[2]));
+    c.k4 = toHeads(e, e.matmul(c.z1, lp[3]));
+    c.v4 = toHeads(e, e.matmul(c.z1, lp[4]));
+    // Scores over loops (b, h, i, j, e).
+    Value scores = e.generic({c.q4, c.k4}, {e.dimsMap(5, {0, 2, 1, 4}), e.dimsMap(5, {0, 3, 1, 4})},
+                             {k.batch, k.heads, k.seq, k.seq}, e.dimsMap(5, {0, 1, 2, 3}),
+                             e.iters(5, 4), fma, 0.0);
+    Value masked = e.map({scores}, [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
+      Value i = nb.create<linalg::IndexOp>(nl, 2);
+      Value j = nb.create<linalg::IndexOp>(nl, 3);
+      Value future = nb.create<arith::CmpIOp>(nl, arith::CmpIPredicate::ugt, j, i);
+      Value s = nb.create<arith::MulFOp>(nl, a[0], e.cst(nb, scale));
+      return nb.create<arith::SelectOp>(nl, future, e.cst(nb, -1e9), s);
+    });
+    Value mx = e.reduceLast(masked, true);
+    Value ex = e.withLast(masked, mx, [](OpBuilder &nb, Location nl, ValueRange a) {
+      Value t = nb.create<arith::SubFOp>(nl, a[0], a[1]);
+      return nb.create<math::ExpOp>(nl, t);
+    });
+    Value se = e.reduceLast(ex, false);
+    c.p = e.withLast(ex, se, [](OpBuilder &nb, Location nl, ValueRange a) {
+      return nb.create<arith::DivFOp>(nl, a[0], a[1]);
+    });
+    // O[b, i, h, e] = sum_j P[b, h, i, j] V[b, j, h, e], loops (b, i, h, e, j).
+    Value o4 = e.generic({c.p, c.v4}, {e.dimsMap(5, {0, 2, 1, 4}), e.dimsMap(5, {0, 4, 2, 3})},
+                         e.shapeOf(c.q4), e.dimsMap(5, {0, 1, 2, 3}), e.iters(5, 4), fma, 0.0);
+    c.o = fromHeads(e, o4);
+    Value h = e.add(x, e.matmul(c.o, lp[5]));
+    c.z2 = layerNorm(e, h, lp[6], lp[7], c.ln2);
+    c.u = e.addRow(e.matmul(c.z2, lp[8]), lp[9]);
+    c.gu = e.map({c.u}, [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
+      Value u = a[0];
+      Value u3 = nb.create<arith::MulFOp>(nl, u, nb.create<arith::MulFOp>(nl, u, u));
+      Value inner = nb.create<arith::AddFOp>(nl, u, nb.create<arith::MulFOp>(nl, u3, e.cst(nb, 0.044715)));
+      Value t = nb.create<math::TanhOp>(nl, nb.create<arith::MulFOp>(nl, inner, e.cst(nb, std::sqrt(2.0 / M_PI))));
+      Value onePlus = nb.create<arith::AddFOp>(nl, t, e.cst(nb, 1.0));
+      return nb.create<arith::MulFOp>(nl, nb.create<arith::MulFOp>(nl, u, onePlus), e.cst(nb, 0.5));
+    });
+    x = e.add(h, e.addRow(e.matmul(c.gu, lp[10]), lp[11]));
+    caches.push_back(c);
+  }
+  size_t tail = 2 + k.layers * kPerLayer;
+  LayerNormCache lnf;
+  Value zf = layerNorm(e, x, ps[tail], ps[tail + 1], lnf);
+  Value logits = e.matmul(zf, ps[tail + 2]);
+  Value mx = e.reduceLast(logits, true);
+  Value ex = e.withLast(logits, mx, [](OpBuilder &nb, Location nl, ValueRange a) {
+    Value t = nb.create<arith::SubFOp>(nl, a[0], a[1]);
+    return nb.create<math::ExpOp>(nl, t);
+  });
+  Value se = e.reduceLast(ex, false);
+  // picked[n] = logits[n, target[n]], loops (n, v).
+  Value picked = e.generic(
+      {logits, targetsFlat}, {e.idMap(2), e.dimsMap(2, {0})}, {n},
+      e.dimsMap(2, {0}), e.iters(2, 1),
+      [](OpBuilder &nb, Location nl, ValueRange a) -> Value {
+        Value v = nb.create<linalg::IndexOp>(nl, 1);
+        Value t = nb.create<arith::IndexCastOp>(nl, nb.getIndexType(), a[1]);
+        Value hit = nb.create<arith::CmpIOp>(nl, arith::CmpIPredicate::eq, v, t);
+        Value add = nb.create<arith::AddFOp>(nl, a[2], a[0]);
+        return nb.create<arith::SelectOp>(nl, hit, add, a[2]);
+      },
+      0.0);
+  Value rows = e.map({se, mx, picked}, [](OpBuilder &nb, Location nl, ValueRange a) -> Value {
+    Value lg = nb.create<math::LogOp>(nl, a[0]);
+    Value t = nb.create<arith::AddFOp>(nl, lg, a[1]);
+    return nb.create<arith::SubFOp>(nl, t, a[2]);
+  });
+  Value loss = e.scale(e.sumAll(rows), 1.0 / n);
+  if (!grads)
+    return loss;
+
+  grads->assign(ps.size(), Value());
+  double invN = 1.0 / n;
+  Value dlogits = e.generic(
+      {ex, se, targetsFlat}, {e.idMap(2), e.dimsMap(2, {0}), e.dimsMap(2, {0})},
+      e.shapeOf(logits), e.idMap(2), e.iters(2, 2),
+      [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
+        Value p = nb.create<arith::DivFOp>(nl, a[0], a[1]);
+        Value v = nb.create<linalg::IndexOp>(nl, 1);
+        Value t = nb.create<arith::IndexCastOp>(nl, nb.getIndexType(), a[2]);
+        Value hit = nb.create<arith::CmpIOp>(nl, arith::CmpIPredicate::eq, v, t);
+        Value one = nb.create<arith::SelectOp>(nl, hit, e.cst(nb, 1.0), e.cst(nb, 0.0));
+        Value diff = nb.create<arith::SubFOp>(nl, p, one);
+        return nb.create<arith::MulFOp>(nl, diff, e.cst(nb, invN));
+      });
+  (*grads)[tail + 2] = e.matmul(zf, dlogits, true);
+  Value dx = layerNormGrad(e, e.matmul(dlogits, ps[tail + 2], false, true), lnf,
+                           (*grads)[tail], (*grads)[tail + 1]);
+  for (int64_t l = k.layers - 1; l >= 0; --l) {
+    ValueRange lp = ps.slice(2 + l * kPerLayer, kPerLayer);
+    Value *lg = grads->data() + 2 + l * kPerLayer;
+    const LayerCache &c = caches[l];
+    // x' = h + (gelu(z2 W1 + b1) W2 + b2)
+    Value dgu = e.matmul(dx, lp[10], false, true);
+    lg[10] = e.matmul(c.gu, dx, true);
+    lg[11] = e.sumRows(dx);
+    Value du = e.map({dgu, c.u}, [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
+      Value u = a[1];
+      Value u2 = nb.create<arith::MulFOp>(nl, u, u);
+      Value inner = nb.create<arith::AddFOp>(nl, u, nb.create<arith::MulFOp>(nl, nb.create<arith::MulFOp>(nl, u2, u), e.cst(nb, 0.044715)));
+      double c0 = std::sqrt(2.0 / M_PI);
+      Value t = nb.create<math::TanhOp>(nl, nb.create<arith::MulFOp>(nl, inner, e.cst(nb, c0)));
+      Value half1 = nb.create<arith::MulFOp>(nl, nb.create<arith::AddFOp>(nl, t, e.cst(nb, 1.0)), e.cst(nb, 0.5));
+      Value sech2 = nb.create<arith::SubFOp>(nl, e.cst(nb, 1.0), nb.create<arith::MulFOp>(nl, t, t));
+      Value dInner = nb.create<arith::AddFOp>(nl, e.cst(nb, 1.0), nb.create<arith::MulFOp>(nl, u2, e.cst(nb, 3 * 0.044715)));
+      Value half2 = nb.create<arith::MulFOp>(nl, nb.create<arith::MulFOp>(nl, nb.create<arith::MulFOp>(nl, u, sech2), dInner), e.cst(nb, 0.5 * c0));
+      return nb.create<arith::MulFOp>(nl, a[0], nb.create<arith::AddFOp>(nl, half1, half2));
+    });
+    lg[8] = e.matmul(c.z2, du, true);
+    lg[9] = e.sumRows(du);
+    Value dh = e.add(dx, layerNormGrad(e, e.matmul(du, lp[8], false, true), c.ln2, lg[6], lg[7]));
+    // h = x + O Wo
+    lg[5] = e.matmul(c.o, dh, true);
+    Value do4 = toHeads(e, e.matmul(dh, lp[5], false, true));
+    // dP[b, h, i, j] = sum_e dO[b, i, h, e] V[b, j, h, e], loops (b, h, i, j, e)
+    Value dp = e.generic({do4, c.v4}, {e.dimsMap(5, {0, 2, 1, 4}), e.dimsMap(5, {0, 3, 1, 4})},
+                         e.shapeOf(c.p), e.dimsMap(5, {0, 1, 2, 3}), e.iters(5, 4), fma, 0.0);
+    // dV[b, j, h, e] = sum_i P[b, h, i, j] dO[b, i, h, e], loops (b, j, h, e, i)
+    Value dv4 = e.generic({c.p, do4}, {e.dimsMap(5, {0, 2, 4, 1}), e.dimsMap(5, {0, 4, 2, 3})},
+                          e.shapeOf(c.v4), e.dimsMap(5, {0, 1, 2, 3}), e.iters(5, 4), fma, 0.0);
+    Value rs = e.reduceLast(e.map({dp, c.p}, mul2), false);
+    Value ds = e.generic({c.p, dp, rs}, {e.idMap(4), e.idMap(4), e.dimsMap(4, {0, 1, 2})},
+                         e.shapeOf(c.p), e.idMap(4), e.iters(4, 4),
+                         [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
+                           Value t = nb.create<arith::SubFOp>(nl, a[1], a[2]);
+                           Value u = nb.create<arith::MulFOp>(nl, a[0], t);
+                           return nb.create<arith::MulFOp>(nl, u, e.cst(nb, scale));
+                         });
+    // dQ[b, i, h, e] = sum_j dS[b, h, i, j] K[b, j, h, e], loops (b, i, h, e, j)
+    Value dq4 = e.generic({ds, c.k4}, {e.dimsMap(5, {0, 2, 1, 4}), e.dimsMap(5, {0, 4, 2, 3})},
+                          e.shapeOf(c.q4), e.dimsMap(5, {0, 1, 2, 3}), e.iters(5, 4), fma, 0.0);
+    // dK[b, j, h, e] = sum_i dS[b, h, i, j] Q[b, i, h, e], loops (b, j, h, e, i)
+    Value dk4 = e.generic({ds, c.q4}, {e.dimsMap(5, {0, 2, 4, 1}), e.dimsMap(5, {0, 4, 2, 3})},
+                          e.shapeOf(c.k4), e.dimsMap(5, {0, 1, 2, 3}), e.iters(5, 4), fma, 0.0);
+    Value dq = fromHeads(e, dq4), dk = fromHeads(e, dk4), dv = fromHeads(e, dv4);
+    lg[2] = e.matmul(c.z1, dq, true);
+    lg[3] = e.matmul(c.z1, dk, true);
+    lg[4] = e.matmul(c.z1, dv, true);
+    Value dz1 = e.add(e.add(e.matmul(dq, lp[2], false, true), e.matmul(dk, lp[3], false, true)),
+                      e.matmul(dv, lp[4], false, true));
+    dx = e.add(dh, layerNormGrad(e, dz1, c.ln1, lg[0], lg[1]));
+  }
+  // Embedding and positions.
+  Value dx3 = b.create<tensor::ExpandShapeOp>(
+      loc, RankedTensorType::get({k.batch, k.seq, d}, e.ft), dx,
+      SmallVector<ReassociationIndices>{{0, 1}, {2}});
+  (*grads)[1] = e.generic({dx3}, {e.dimsMap(3, {2, 0, 1})}, {k.seq, d},
+                          e.dimsMap(3, {0, 1}), e.iters(3, 2),
+                          [](OpBuilder &nb, Location nl, ValueRange a) -> Value {
+                            return nb.create<arith::AddFOp>(nl, a[1], a[0]);
+                          },
+                          0.0);
+  // demb[v, d] = sum_n [ids[n] == v] dx[n, d], loops (v, d, n).
+  (*grads)[0] = e.generic(
+      {idsFlat, dx}, {e.dimsMap(3, {2}), e.dimsMap(3, {2, 1})}, {k.vocab, d},
+      e.dimsMap(3, {0, 1}), e.iters(3, 2),
+      [](OpBuilder &nb, Location nl, ValueRange a) -> Value {
+        Value v = nb.create<linalg::IndexOp>(nl, 0);
+        Value id = nb.create<arith::IndexCastOp>(nl, nb.getIndexType(), a[0]);
+        Value hit = nb.create<arith::CmpIOp>(nl, arith::CmpIPredicate::eq, v, id);
+        Value add = nb.create<arith::AddFOp>(nl, a[2], a[1]);
+        return nb.create<arith::SelectOp>(nl, hit, add, a[2]);
+      },
+      0.0);
+  (void)add2;
+  return loss;
+}
+} // namespace
+
+std::unique_ptr<Model> zoo::makeTransformer(const TransformerKnobs &knobs) {
+  return std::make_unique<Transformer>(knobs);
+}
