@@ -65,33 +65,39 @@ public:
     Value logits = zs.back();
     // Softmax cross-entropy with a max shift for stability.
     Value mx = e.reduceLast(logits, /*max=*/true);
-    Value ex = e.withLast(logits, mx, [](OpBuilder &nb, Location nl, ValueRange a) {
-      Value d = nb.create<arith::SubFOp>(nl, a[0], a[1]);
-      return nb.create<math::ExpOp>(nl, d);
-    });
+    Value ex =
+        e.withLast(logits, mx, [](OpBuilder &nb, Location nl, ValueRange a) {
+          Value d = nb.create<arith::SubFOp>(nl, a[0], a[1]);
+          return nb.create<math::ExpOp>(nl, d);
+        });
     Value se = e.reduceLast(ex, /*max=*/false);
     // per-row loss: log(se) + mx - <y, logits>
-    Value yl = e.reduceLast(e.map({y, logits}, [](OpBuilder &nb, Location nl, ValueRange a) {
-      return nb.create<arith::MulFOp>(nl, a[0], a[1]);
-    }), false);
-    Value rows = e.map({se, mx, yl}, [](OpBuilder &nb, Location nl, ValueRange a) {
-      Value lg = nb.create<math::LogOp>(nl, a[0]);
-      Value t = nb.create<arith::AddFOp>(nl, lg, a[1]);
-      return nb.create<arith::SubFOp>(nl, t, a[2]);
-    });
+    Value yl =
+        e.reduceLast(e.map({y, logits},
+                           [](OpBuilder &nb, Location nl, ValueRange a) {
+                             return nb.create<arith::MulFOp>(nl, a[0], a[1]);
+                           }),
+                     false);
+    Value rows =
+        e.map({se, mx, yl}, [](OpBuilder &nb, Location nl, ValueRange a) {
+          Value lg = nb.create<math::LogOp>(nl, a[0]);
+          Value t = nb.create<arith::AddFOp>(nl, lg, a[1]);
+          return nb.create<arith::SubFOp>(nl, t, a[2]);
+        });
     Value loss = e.scale(e.sumAll(rows), 1.0 / k.batch);
     if (!grads)
       return loss;
 
     double invB = 1.0 / k.batch;
     // dlogits = (ex / se - y) / B
-    Value dz = e.generic({ex, se, y}, {e.idMap(2), e.dimsMap(2, {0}), e.idMap(2)},
-                   e.shapeOf(logits), e.idMap(2), e.iters(2, 2),
-                   [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
-                     Value p = nb.create<arith::DivFOp>(nl, a[0], a[1]);
-                     Value d = nb.create<arith::SubFOp>(nl, p, a[2]);
-                     return nb.create<arith::MulFOp>(nl, d, e.cst(nb, invB));
-                   });
+    Value dz =
+        e.generic({ex, se, y}, {e.idMap(2), e.dimsMap(2, {0}), e.idMap(2)},
+                  e.shapeOf(logits), e.idMap(2), e.iters(2, 2),
+                  [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
+                    Value p = nb.create<arith::DivFOp>(nl, a[0], a[1]);
+                    Value d = nb.create<arith::SubFOp>(nl, p, a[2]);
+                    return nb.create<arith::MulFOp>(nl, d, e.cst(nb, invB));
+                  });
     grads->assign(ps.size(), Value());
     for (int64_t l = k.depth; l >= 0; --l) {
       (*grads)[2 * l] = e.matmul(hs[l], dz, /*ta=*/true);
@@ -99,11 +105,12 @@ public:
       if (l == 0)
         break;
       Value dh = e.matmul(dz, ps[2 * l], false, /*tb=*/true);
-      dz = e.map({dh, zs[l - 1]}, [&](OpBuilder &nb, Location nl, ValueRange a) {
-        Value pos = nb.create<arith::CmpFOp>(nl, arith::CmpFPredicate::OGT,
-                                             a[1], e.cst(nb, 0.0));
-        return nb.create<arith::SelectOp>(nl, pos, a[0], e.cst(nb, 0.0));
-      });
+      dz =
+          e.map({dh, zs[l - 1]}, [&](OpBuilder &nb, Location nl, ValueRange a) {
+            Value pos = nb.create<arith::CmpFOp>(nl, arith::CmpFPredicate::OGT,
+                                                 a[1], e.cst(nb, 0.0));
+            return nb.create<arith::SelectOp>(nl, pos, a[0], e.cst(nb, 0.0));
+          });
     }
     return loss;
   }

@@ -52,7 +52,18 @@ struct TransformerKnobs {
           ffnMult = 4;
 };
 
+struct CnnKnobs {
+  int64_t stages = 2, blocks = 1, channels = 4, image = 8, classes = 3,
+          batch = 2, inChannels = 3;
+};
+struct UnetKnobs {
+  int64_t levels = 2, channels = 2, image = 8, batch = 1, inChannels = 1,
+          outChannels = 1;
+};
+
 std::unique_ptr<Model> makeMlp(const MlpKnobs &knobs);
+std::unique_ptr<Model> makeCnn(const CnnKnobs &knobs);
+std::unique_ptr<Model> makeUnet(const UnetKnobs &knobs);
 std::unique_ptr<Model> makeTransformer(const TransformerKnobs &knobs);
 
 } // namespace zoo

@@ -89,7 +89,7 @@ private:
                   LayerNormCache &cache) const;
   Value layerNormGrad(Emitter &e, Value dy, const LayerNormCache &cache,
                       Value &dg, Value &db) const;
-  Value toHeads(Emitter &e, Value x) const; // [N, D] -> [B, S, H, E]
+  Value toHeads(Emitter &e, Value x) const;   // [N, D] -> [B, S, H, E]
   Value fromHeads(Emitter &e, Value x) const; // [B, S, H, E] -> [N, D]
 
   TransformerKnobs k;
@@ -115,19 +115,23 @@ Value Transformer::layerNorm(Emitter &e, Value x, Value g, Value b,
     return nb.create<arith::SubFOp>(nl, a[0], a[1]);
   });
   Value var = e.scale(
-      e.reduceLast(e.map({xc}, [](OpBuilder &nb, Location nl, ValueRange a) {
-        return nb.create<arith::MulFOp>(nl, a[0], a[0]);
-      }), false),
+      e.reduceLast(e.map({xc},
+                         [](OpBuilder &nb, Location nl, ValueRange a) {
+                           return nb.create<arith::MulFOp>(nl, a[0], a[0]);
+                         }),
+                   false),
       invD);
   Value rstd = e.map({var}, [&](OpBuilder &nb, Location nl, ValueRange a) {
     Value v = nb.create<arith::AddFOp>(nl, a[0], e.cst(nb, 1e-5));
     return nb.create<math::RsqrtOp>(nl, v);
   });
-  Value xhat = e.withLast(xc, rstd, [](OpBuilder &nb, Location nl, ValueRange a) {
-    return nb.create<arith::MulFOp>(nl, a[0], a[1]);
-  });
+  Value xhat =
+      e.withLast(xc, rstd, [](OpBuilder &nb, Location nl, ValueRange a) {
+        return nb.create<arith::MulFOp>(nl, a[0], a[1]);
+      });
   cache = {xhat, rstd, g};
-  return e.generic({xhat, g, b}, {e.idMap(2), e.dimsMap(2, {1}), e.dimsMap(2, {1})},
+  return e.generic({xhat, g, b},
+                   {e.idMap(2), e.dimsMap(2, {1}), e.dimsMap(2, {1})},
                    e.shapeOf(x), e.idMap(2), e.iters(2, 2),
                    [](OpBuilder &nb, Location nl, ValueRange a) -> Value {
                      Value m = nb.create<arith::MulFOp>(nl, a[0], a[1]);
@@ -135,9 +139,8 @@ Value Transformer::layerNorm(Emitter &e, Value x, Value g, Value b,
                    });
 }
 
-Value Transformer::layerNormGrad(Emitter &e, Value dy,
-                                 const LayerNormCache &c, Value &dg,
-                                 Value &db) const {
+Value Transformer::layerNormGrad(Emitter &e, Value dy, const LayerNormCache &c,
+                                 Value &dg, Value &db) const {
   double invD = 1.0 / k.dModel;
   auto mul = [](OpBuilder &nb, Location nl, ValueRange a) -> Value {
     return nb.create<arith::MulFOp>(nl, a[0], a[1]);
@@ -210,39 +213,49 @@ Value Transformer::emit(Emitter &e, ValueRange batch, ValueRange ps,
     c.k4 = toHeads(e, e.matmul(c.z1, lp[3]));
     c.v4 = toHeads(e, e.matmul(c.z1, lp[4]));
     // Scores over loops (b, h, i, j, e).
-    Value scores = e.generic({c.q4, c.k4}, {e.dimsMap(5, {0, 2, 1, 4}), e.dimsMap(5, {0, 3, 1, 4})},
-                             {k.batch, k.heads, k.seq, k.seq}, e.dimsMap(5, {0, 1, 2, 3}),
-                             e.iters(5, 4), fma, 0.0);
-    Value masked = e.map({scores}, [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
-      Value i = nb.create<linalg::IndexOp>(nl, 2);
-      Value j = nb.create<linalg::IndexOp>(nl, 3);
-      Value future = nb.create<arith::CmpIOp>(nl, arith::CmpIPredicate::ugt, j, i);
-      Value s = nb.create<arith::MulFOp>(nl, a[0], e.cst(nb, scale));
-      return nb.create<arith::SelectOp>(nl, future, e.cst(nb, -1e9), s);
-    });
+    Value scores = e.generic(
+        {c.q4, c.k4}, {e.dimsMap(5, {0, 2, 1, 4}), e.dimsMap(5, {0, 3, 1, 4})},
+        {k.batch, k.heads, k.seq, k.seq}, e.dimsMap(5, {0, 1, 2, 3}),
+        e.iters(5, 4), fma, 0.0);
+    Value masked =
+        e.map({scores}, [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
+          Value i = nb.create<linalg::IndexOp>(nl, 2);
+          Value j = nb.create<linalg::IndexOp>(nl, 3);
+          Value future =
+              nb.create<arith::CmpIOp>(nl, arith::CmpIPredicate::ugt, j, i);
+          Value s = nb.create<arith::MulFOp>(nl, a[0], e.cst(nb, scale));
+          return nb.create<arith::SelectOp>(nl, future, e.cst(nb, -1e9), s);
+        });
     Value mx = e.reduceLast(masked, true);
-    Value ex = e.withLast(masked, mx, [](OpBuilder &nb, Location nl, ValueRange a) {
-      Value t = nb.create<arith::SubFOp>(nl, a[0], a[1]);
-      return nb.create<math::ExpOp>(nl, t);
-    });
+    Value ex =
+        e.withLast(masked, mx, [](OpBuilder &nb, Location nl, ValueRange a) {
+          Value t = nb.create<arith::SubFOp>(nl, a[0], a[1]);
+          return nb.create<math::ExpOp>(nl, t);
+        });
     Value se = e.reduceLast(ex, false);
     c.p = e.withLast(ex, se, [](OpBuilder &nb, Location nl, ValueRange a) {
       return nb.create<arith::DivFOp>(nl, a[0], a[1]);
     });
     // O[b, i, h, e] = sum_j P[b, h, i, j] V[b, j, h, e], loops (b, i, h, e, j).
-    Value o4 = e.generic({c.p, c.v4}, {e.dimsMap(5, {0, 2, 1, 4}), e.dimsMap(5, {0, 4, 2, 3})},
-                         e.shapeOf(c.q4), e.dimsMap(5, {0, 1, 2, 3}), e.iters(5, 4), fma, 0.0);
+    Value o4 = e.generic(
+        {c.p, c.v4}, {e.dimsMap(5, {0, 2, 1, 4}), e.dimsMap(5, {0, 4, 2, 3})},
+        e.shapeOf(c.q4), e.dimsMap(5, {0, 1, 2, 3}), e.iters(5, 4), fma, 0.0);
     c.o = fromHeads(e, o4);
     Value h = e.add(x, e.matmul(c.o, lp[5]));
     c.z2 = layerNorm(e, h, lp[6], lp[7], c.ln2);
     c.u = e.addRow(e.matmul(c.z2, lp[8]), lp[9]);
     c.gu = e.map({c.u}, [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
       Value u = a[0];
-      Value u3 = nb.create<arith::MulFOp>(nl, u, nb.create<arith::MulFOp>(nl, u, u));
-      Value inner = nb.create<arith::AddFOp>(nl, u, nb.create<arith::MulFOp>(nl, u3, e.cst(nb, 0.044715)));
-      Value t = nb.create<math::TanhOp>(nl, nb.create<arith::MulFOp>(nl, inner, e.cst(nb, std::sqrt(2.0 / M_PI))));
+      Value u3 =
+          nb.create<arith::MulFOp>(nl, u, nb.create<arith::MulFOp>(nl, u, u));
+      Value inner = nb.create<arith::AddFOp>(
+          nl, u, nb.create<arith::MulFOp>(nl, u3, e.cst(nb, 0.044715)));
+      Value t = nb.create<math::TanhOp>(
+          nl, nb.create<arith::MulFOp>(nl, inner,
+                                       e.cst(nb, std::sqrt(2.0 / M_PI))));
       Value onePlus = nb.create<arith::AddFOp>(nl, t, e.cst(nb, 1.0));
-      return nb.create<arith::MulFOp>(nl, nb.create<arith::MulFOp>(nl, u, onePlus), e.cst(nb, 0.5));
+      return nb.create<arith::MulFOp>(
+          nl, nb.create<arith::MulFOp>(nl, u, onePlus), e.cst(nb, 0.5));
     });
     x = e.add(h, e.addRow(e.matmul(c.gu, lp[10]), lp[11]));
     caches.push_back(c);
@@ -252,10 +265,11 @@ Value Transformer::emit(Emitter &e, ValueRange batch, ValueRange ps,
   Value zf = layerNorm(e, x, ps[tail], ps[tail + 1], lnf);
   Value logits = e.matmul(zf, ps[tail + 2]);
   Value mx = e.reduceLast(logits, true);
-  Value ex = e.withLast(logits, mx, [](OpBuilder &nb, Location nl, ValueRange a) {
-    Value t = nb.create<arith::SubFOp>(nl, a[0], a[1]);
-    return nb.create<math::ExpOp>(nl, t);
-  });
+  Value ex =
+      e.withLast(logits, mx, [](OpBuilder &nb, Location nl, ValueRange a) {
+        Value t = nb.create<arith::SubFOp>(nl, a[0], a[1]);
+        return nb.create<math::ExpOp>(nl, t);
+      });
   Value se = e.reduceLast(ex, false);
   // picked[n] = logits[n, target[n]], loops (n, v).
   Value picked = e.generic(
@@ -264,16 +278,18 @@ Value Transformer::emit(Emitter &e, ValueRange batch, ValueRange ps,
       [](OpBuilder &nb, Location nl, ValueRange a) -> Value {
         Value v = nb.create<linalg::IndexOp>(nl, 1);
         Value t = nb.create<arith::IndexCastOp>(nl, nb.getIndexType(), a[1]);
-        Value hit = nb.create<arith::CmpIOp>(nl, arith::CmpIPredicate::eq, v, t);
+        Value hit =
+            nb.create<arith::CmpIOp>(nl, arith::CmpIPredicate::eq, v, t);
         Value add = nb.create<arith::AddFOp>(nl, a[2], a[0]);
         return nb.create<arith::SelectOp>(nl, hit, add, a[2]);
       },
       0.0);
-  Value rows = e.map({se, mx, picked}, [](OpBuilder &nb, Location nl, ValueRange a) -> Value {
-    Value lg = nb.create<math::LogOp>(nl, a[0]);
-    Value t = nb.create<arith::AddFOp>(nl, lg, a[1]);
-    return nb.create<arith::SubFOp>(nl, t, a[2]);
-  });
+  Value rows = e.map({se, mx, picked},
+                     [](OpBuilder &nb, Location nl, ValueRange a) -> Value {
+                       Value lg = nb.create<math::LogOp>(nl, a[0]);
+                       Value t = nb.create<arith::AddFOp>(nl, lg, a[1]);
+                       return nb.create<arith::SubFOp>(nl, t, a[2]);
+                     });
   Value loss = e.scale(e.sumAll(rows), 1.0 / n);
   if (!grads)
     return loss;
@@ -287,8 +303,10 @@ Value Transformer::emit(Emitter &e, ValueRange batch, ValueRange ps,
         Value p = nb.create<arith::DivFOp>(nl, a[0], a[1]);
         Value v = nb.create<linalg::IndexOp>(nl, 1);
         Value t = nb.create<arith::IndexCastOp>(nl, nb.getIndexType(), a[2]);
-        Value hit = nb.create<arith::CmpIOp>(nl, arith::CmpIPredicate::eq, v, t);
-        Value one = nb.create<arith::SelectOp>(nl, hit, e.cst(nb, 1.0), e.cst(nb, 0.0));
+        Value hit =
+            nb.create<arith::CmpIOp>(nl, arith::CmpIPredicate::eq, v, t);
+        Value one =
+            nb.create<arith::SelectOp>(nl, hit, e.cst(nb, 1.0), e.cst(nb, 0.0));
         Value diff = nb.create<arith::SubFOp>(nl, p, one);
         return nb.create<arith::MulFOp>(nl, diff, e.cst(nb, invN));
       });
@@ -303,49 +321,76 @@ Value Transformer::emit(Emitter &e, ValueRange batch, ValueRange ps,
     Value dgu = e.matmul(dx, lp[10], false, true);
     lg[10] = e.matmul(c.gu, dx, true);
     lg[11] = e.sumRows(dx);
-    Value du = e.map({dgu, c.u}, [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
-      Value u = a[1];
-      Value u2 = nb.create<arith::MulFOp>(nl, u, u);
-      Value inner = nb.create<arith::AddFOp>(nl, u, nb.create<arith::MulFOp>(nl, nb.create<arith::MulFOp>(nl, u2, u), e.cst(nb, 0.044715)));
-      double c0 = std::sqrt(2.0 / M_PI);
-      Value t = nb.create<math::TanhOp>(nl, nb.create<arith::MulFOp>(nl, inner, e.cst(nb, c0)));
-      Value half1 = nb.create<arith::MulFOp>(nl, nb.create<arith::AddFOp>(nl, t, e.cst(nb, 1.0)), e.cst(nb, 0.5));
-      Value sech2 = nb.create<arith::SubFOp>(nl, e.cst(nb, 1.0), nb.create<arith::MulFOp>(nl, t, t));
-      Value dInner = nb.create<arith::AddFOp>(nl, e.cst(nb, 1.0), nb.create<arith::MulFOp>(nl, u2, e.cst(nb, 3 * 0.044715)));
-      Value half2 = nb.create<arith::MulFOp>(nl, nb.create<arith::MulFOp>(nl, nb.create<arith::MulFOp>(nl, u, sech2), dInner), e.cst(nb, 0.5 * c0));
-      return nb.create<arith::MulFOp>(nl, a[0], nb.create<arith::AddFOp>(nl, half1, half2));
-    });
+    Value du = e.map(
+        {dgu, c.u}, [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
+          Value u = a[1];
+          Value u2 = nb.create<arith::MulFOp>(nl, u, u);
+          Value inner = nb.create<arith::AddFOp>(
+              nl, u,
+              nb.create<arith::MulFOp>(nl, nb.create<arith::MulFOp>(nl, u2, u),
+                                       e.cst(nb, 0.044715)));
+          double c0 = std::sqrt(2.0 / M_PI);
+          Value t = nb.create<math::TanhOp>(
+              nl, nb.create<arith::MulFOp>(nl, inner, e.cst(nb, c0)));
+          Value half1 = nb.create<arith::MulFOp>(
+              nl, nb.create<arith::AddFOp>(nl, t, e.cst(nb, 1.0)),
+              e.cst(nb, 0.5));
+          Value sech2 = nb.create<arith::SubFOp>(
+              nl, e.cst(nb, 1.0), nb.create<arith::MulFOp>(nl, t, t));
+          Value dInner = nb.create<arith::AddFOp>(
+              nl, e.cst(nb, 1.0),
+              nb.create<arith::MulFOp>(nl, u2, e.cst(nb, 3 * 0.044715)));
+          Value half2 = nb.create<arith::MulFOp>(
+              nl,
+              nb.create<arith::MulFOp>(
+                  nl, nb.create<arith::MulFOp>(nl, u, sech2), dInner),
+              e.cst(nb, 0.5 * c0));
+          return nb.create<arith::MulFOp>(
+              nl, a[0], nb.create<arith::AddFOp>(nl, half1, half2));
+        });
     lg[8] = e.matmul(c.z2, du, true);
     lg[9] = e.sumRows(du);
-    Value dh = e.add(dx, layerNormGrad(e, e.matmul(du, lp[8], false, true), c.ln2, lg[6], lg[7]));
+    Value dh = e.add(dx, layerNormGrad(e, e.matmul(du, lp[8], false, true),
+                                       c.ln2, lg[6], lg[7]));
     // h = x + O Wo
     lg[5] = e.matmul(c.o, dh, true);
     Value do4 = toHeads(e, e.matmul(dh, lp[5], false, true));
-    // dP[b, h, i, j] = sum_e dO[b, i, h, e] V[b, j, h, e], loops (b, h, i, j, e)
-    Value dp = e.generic({do4, c.v4}, {e.dimsMap(5, {0, 2, 1, 4}), e.dimsMap(5, {0, 3, 1, 4})},
-                         e.shapeOf(c.p), e.dimsMap(5, {0, 1, 2, 3}), e.iters(5, 4), fma, 0.0);
-    // dV[b, j, h, e] = sum_i P[b, h, i, j] dO[b, i, h, e], loops (b, j, h, e, i)
-    Value dv4 = e.generic({c.p, do4}, {e.dimsMap(5, {0, 2, 4, 1}), e.dimsMap(5, {0, 4, 2, 3})},
-                          e.shapeOf(c.v4), e.dimsMap(5, {0, 1, 2, 3}), e.iters(5, 4), fma, 0.0);
+    // dP[b, h, i, j] = sum_e dO[b, i, h, e] V[b, j, h, e], loops (b, h, i, j,
+    // e)
+    Value dp = e.generic(
+        {do4, c.v4}, {e.dimsMap(5, {0, 2, 1, 4}), e.dimsMap(5, {0, 3, 1, 4})},
+        e.shapeOf(c.p), e.dimsMap(5, {0, 1, 2, 3}), e.iters(5, 4), fma, 0.0);
+    // dV[b, j, h, e] = sum_i P[b, h, i, j] dO[b, i, h, e], loops (b, j, h, e,
+    // i)
+    Value dv4 = e.generic(
+        {c.p, do4}, {e.dimsMap(5, {0, 2, 4, 1}), e.dimsMap(5, {0, 4, 2, 3})},
+        e.shapeOf(c.v4), e.dimsMap(5, {0, 1, 2, 3}), e.iters(5, 4), fma, 0.0);
     Value rs = e.reduceLast(e.map({dp, c.p}, mul2), false);
-    Value ds = e.generic({c.p, dp, rs}, {e.idMap(4), e.idMap(4), e.dimsMap(4, {0, 1, 2})},
-                         e.shapeOf(c.p), e.idMap(4), e.iters(4, 4),
-                         [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
-                           Value t = nb.create<arith::SubFOp>(nl, a[1], a[2]);
-                           Value u = nb.create<arith::MulFOp>(nl, a[0], t);
-                           return nb.create<arith::MulFOp>(nl, u, e.cst(nb, scale));
-                         });
-    // dQ[b, i, h, e] = sum_j dS[b, h, i, j] K[b, j, h, e], loops (b, i, h, e, j)
-    Value dq4 = e.generic({ds, c.k4}, {e.dimsMap(5, {0, 2, 1, 4}), e.dimsMap(5, {0, 4, 2, 3})},
-                          e.shapeOf(c.q4), e.dimsMap(5, {0, 1, 2, 3}), e.iters(5, 4), fma, 0.0);
-    // dK[b, j, h, e] = sum_i dS[b, h, i, j] Q[b, i, h, e], loops (b, j, h, e, i)
-    Value dk4 = e.generic({ds, c.q4}, {e.dimsMap(5, {0, 2, 4, 1}), e.dimsMap(5, {0, 4, 2, 3})},
-                          e.shapeOf(c.k4), e.dimsMap(5, {0, 1, 2, 3}), e.iters(5, 4), fma, 0.0);
-    Value dq = fromHeads(e, dq4), dk = fromHeads(e, dk4), dv = fromHeads(e, dv4);
+    Value ds = e.generic(
+        {c.p, dp, rs}, {e.idMap(4), e.idMap(4), e.dimsMap(4, {0, 1, 2})},
+        e.shapeOf(c.p), e.idMap(4), e.iters(4, 4),
+        [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
+          Value t = nb.create<arith::SubFOp>(nl, a[1], a[2]);
+          Value u = nb.create<arith::MulFOp>(nl, a[0], t);
+          return nb.create<arith::MulFOp>(nl, u, e.cst(nb, scale));
+        });
+    // dQ[b, i, h, e] = sum_j dS[b, h, i, j] K[b, j, h, e], loops (b, i, h, e,
+    // j)
+    Value dq4 = e.generic(
+        {ds, c.k4}, {e.dimsMap(5, {0, 2, 1, 4}), e.dimsMap(5, {0, 4, 2, 3})},
+        e.shapeOf(c.q4), e.dimsMap(5, {0, 1, 2, 3}), e.iters(5, 4), fma, 0.0);
+    // dK[b, j, h, e] = sum_i dS[b, h, i, j] Q[b, i, h, e], loops (b, j, h, e,
+    // i)
+    Value dk4 = e.generic(
+        {ds, c.q4}, {e.dimsMap(5, {0, 2, 4, 1}), e.dimsMap(5, {0, 4, 2, 3})},
+        e.shapeOf(c.k4), e.dimsMap(5, {0, 1, 2, 3}), e.iters(5, 4), fma, 0.0);
+    Value dq = fromHeads(e, dq4), dk = fromHeads(e, dk4),
+          dv = fromHeads(e, dv4);
     lg[2] = e.matmul(c.z1, dq, true);
     lg[3] = e.matmul(c.z1, dk, true);
     lg[4] = e.matmul(c.z1, dv, true);
-    Value dz1 = e.add(e.add(e.matmul(dq, lp[2], false, true), e.matmul(dk, lp[3], false, true)),
+    Value dz1 = e.add(e.add(e.matmul(dq, lp[2], false, true),
+                            e.matmul(dk, lp[3], false, true)),
                       e.matmul(dv, lp[4], false, true));
     dx = e.add(dh, layerNormGrad(e, dz1, c.ln1, lg[0], lg[1]));
   }
@@ -353,12 +398,13 @@ Value Transformer::emit(Emitter &e, ValueRange batch, ValueRange ps,
   Value dx3 = b.create<tensor::ExpandShapeOp>(
       loc, RankedTensorType::get({k.batch, k.seq, d}, e.ft), dx,
       SmallVector<ReassociationIndices>{{0, 1}, {2}});
-  (*grads)[1] = e.generic({dx3}, {e.dimsMap(3, {2, 0, 1})}, {k.seq, d},
-                          e.dimsMap(3, {0, 1}), e.iters(3, 2),
-                          [](OpBuilder &nb, Location nl, ValueRange a) -> Value {
-                            return nb.create<arith::AddFOp>(nl, a[1], a[0]);
-                          },
-                          0.0);
+  (*grads)[1] = e.generic(
+      {dx3}, {e.dimsMap(3, {2, 0, 1})}, {k.seq, d}, e.dimsMap(3, {0, 1}),
+      e.iters(3, 2),
+      [](OpBuilder &nb, Location nl, ValueRange a) -> Value {
+        return nb.create<arith::AddFOp>(nl, a[1], a[0]);
+      },
+      0.0);
   // demb[v, d] = sum_n [ids[n] == v] dx[n, d], loops (v, d, n).
   (*grads)[0] = e.generic(
       {idsFlat, dx}, {e.dimsMap(3, {2}), e.dimsMap(3, {2, 1})}, {k.vocab, d},
@@ -366,7 +412,8 @@ Value Transformer::emit(Emitter &e, ValueRange batch, ValueRange ps,
       [](OpBuilder &nb, Location nl, ValueRange a) -> Value {
         Value v = nb.create<linalg::IndexOp>(nl, 0);
         Value id = nb.create<arith::IndexCastOp>(nl, nb.getIndexType(), a[0]);
-        Value hit = nb.create<arith::CmpIOp>(nl, arith::CmpIPredicate::eq, v, id);
+        Value hit =
+            nb.create<arith::CmpIOp>(nl, arith::CmpIPredicate::eq, v, id);
         Value add = nb.create<arith::AddFOp>(nl, a[2], a[1]);
         return nb.create<arith::SelectOp>(nl, hit, add, a[2]);
       },
