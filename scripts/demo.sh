@@ -1,33 +1,48 @@
 #!/usr/bin/env bash
-# The demo: build memplan, print the lifetimes and the peak of the bundled MLP
-# training step, then bufferize it (upstream), pack each function's buffers
-# into one arena, verify the plan, and write the JSON and HTML reports.
+# The demo: build memplan; print the lifetimes and peak of the bundled MLP
+# training step; plan it with the one-flag pipeline (bufferize, one arena,
+# verify, lower to LLVM), writing the JSON and HTML reports; then generate a
+# GPT-2-small-sized training step with memplan-zoo and plan that too.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 "$ROOT/scripts/setup.sh"
 
-EXAMPLE="${1:-$ROOT/examples/mlp_train_step.mlir}"
-NAME="$(basename "${EXAMPLE%.mlir}")"
 OUT="$ROOT/build/demo"
 mkdir -p "$OUT"
-OPT="$ROOT/build/bin/memplan-opt"
+BIN="$ROOT/build/bin"
 rel() { echo "${1#"$ROOT"/}"; }
-
-echo "== lifetimes of $(rel "$EXAMPLE") (steps are half-open [start, end)) =="
-"$OPT" --test-memplan-print-lifetimes "$EXAMPLE" -o /dev/null
-
-echo "== packing: one-shot-bufferize, memplan-pack-arena, memplan-verify-plan =="
-/usr/lib/llvm-22/bin/mlir-opt \
-  --one-shot-bufferize="bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map" \
-  "$EXAMPLE" |
-  "$OPT" --memplan-pack-arena="report=$OUT/$NAME.plan.json html=$OUT/$NAME.plan.html" \
-    --memplan-verify-plan -o "$OUT/$NAME.planned.mlir"
-python3 - "$OUT/$NAME.plan.json" <<'PY'
+summary() {
+  python3 - "$1" <<'PY'
 import json, sys
 for f in json.load(open(sys.argv[1]))["functions"]:
+    if not f["buffers"]:
+        continue
     lb = f["lower_bound_bytes"]
-    ratio = f["arena_bytes"] / lb if lb else 1.0
-    print(f"@{f['name']}: {len(f['buffers'])} buffers, arena {f['arena_bytes']} B, "
-          f"lower bound {lb} B, arena/LB {ratio:.4f}, optimal {str(f['optimal']).lower()}")
+    print(f"  @{f['name']}: {len(f['buffers'])} buffers, arena {f['arena_bytes']} B, "
+          f"lower bound {lb} B, arena/LB {f['arena_bytes'] / lb:.4f}, "
+          f"optimal {str(f['optimal']).lower()}")
 PY
-echo "== plan written to $(rel "$OUT/$NAME.plan.json"), picture to $(rel "$OUT/$NAME.plan.html"), planned IR to $(rel "$OUT/$NAME.planned.mlir") =="
+}
+
+EXAMPLE="${1:-$ROOT/examples/mlp_train_step.mlir}"
+NAME="$(basename "${EXAMPLE%.mlir}")"
+echo "== lifetimes of $(rel "$EXAMPLE") (steps are half-open [start, end)) =="
+"$BIN/memplan-opt" --test-memplan-print-lifetimes "$EXAMPLE" -o /dev/null
+
+echo "== memplan-opt --memplan-pipeline on $(rel "$EXAMPLE") =="
+"$BIN/memplan-opt" "$EXAMPLE" -o "$OUT/$NAME.llvm.mlir" \
+  --memplan-pipeline="report=$OUT/$NAME.plan.json html=$OUT/$NAME.plan.html"
+summary "$OUT/$NAME.plan.json"
+echo "  reports: $(rel "$OUT/$NAME.plan.json"), $(rel "$OUT/$NAME.plan.html"); LLVM-dialect program: $(rel "$OUT/$NAME.llvm.mlir")"
+
+ZOO="--model=transformer --layers=12 --d-model=768 --heads=12 --seq=1024 --batch=8 --vocab=50257"
+echo "== memplan-zoo $ZOO (a GPT-2-small-sized training step) =="
+# shellcheck disable=SC2086
+"$BIN/memplan-zoo" $ZOO -o "$OUT/gpt2-small.mlir"
+start=$(date +%s.%N)
+"$BIN/memplan-opt" "$OUT/gpt2-small.mlir" -o /dev/null \
+  --memplan-pipeline="report=$OUT/gpt2-small.plan.json html=$OUT/gpt2-small.plan.html"
+end=$(date +%s.%N)
+summary "$OUT/gpt2-small.plan.json"
+python3 -c "import sys; print(f'  whole pipeline: {float(sys.argv[2]) - float(sys.argv[1]):.2f} s')" "$start" "$end"
+echo "  reports: $(rel "$OUT/gpt2-small.plan.json"), $(rel "$OUT/gpt2-small.plan.html")"

@@ -48,8 +48,10 @@ struct MemplanPipelineOptions
       llvm::cl::init(64)};
   PassOptions::Option<double> timeLimit{
       *this, "time-limit",
-      llvm::cl::desc("Time limit of the best and exact packers, in seconds"),
-      llvm::cl::init(1.0)};
+      llvm::cl::desc("Time limit of the best and exact packers, in seconds "
+                     "(default 3: a compile-time budget; the search stops as "
+                     "soon as it reaches the lower bound)"),
+      llvm::cl::init(3.0)};
   PassOptions::Option<std::string> report{
       *this, "report", llvm::cl::desc("Write the JSON v1 plan report here"),
       llvm::cl::init("")};
