@@ -157,7 +157,9 @@ public:
         });
   }
 
-  Value avgPool(Value x) {
+  /// Y[n,i,j,c] = scale * sum_{a,b} X[n,2i+a,2j+b,c]: the 2x2 average pool
+  /// (scale 1/4) and the gradient of nearest upsampling (scale 1).
+  Value windowSum(Value x, double scale) {
     ArrayRef<int64_t> s = Emitter::shapeOf(x);
     MLIRContext *ctx = b.getContext();
     auto d = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
@@ -170,51 +172,34 @@ public:
         {s[0], s[1] / 2, s[2] / 2, s[3]}, e.dimsMap(6, {0, 1, 2, 3}),
         e.iters(6, 4),
         [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
-          Value q = nb.create<arith::MulFOp>(nl, a[0], e.cst(nb, 0.25));
+          Value q = nb.create<arith::MulFOp>(nl, a[0], e.cst(nb, scale));
           return nb.create<arith::AddFOp>(nl, a[2], q);
         },
         0.0);
   }
-  Value avgPoolGrad(Value dy, ArrayRef<int64_t> inShape) {
-    MLIRContext *ctx = b.getContext();
-    auto d = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
-    return e.generic(
-        {dy},
-        {AffineMap::get(4, 0, {d(0), d(1).floorDiv(2), d(2).floorDiv(2), d(3)},
-                        ctx)},
-        inShape, e.idMap(4), e.iters(4, 4),
-        [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
-          return nb.create<arith::MulFOp>(nl, a[0], e.cst(nb, 0.25));
-        });
-  }
-
-  Value upsample(Value x) {
-    ArrayRef<int64_t> s = Emitter::shapeOf(x);
+  /// Y[n,h,w,c] = scale * X[n,h/2,w/2,c] over `outShape`: nearest upsampling
+  /// (scale 1) and the gradient of the 2x2 average pool (scale 1/4).
+  Value spread(Value x, ArrayRef<int64_t> outShape, double scale) {
     MLIRContext *ctx = b.getContext();
     auto d = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
     return e.generic(
         {x},
         {AffineMap::get(4, 0, {d(0), d(1).floorDiv(2), d(2).floorDiv(2), d(3)},
                         ctx)},
-        {s[0], s[1] * 2, s[2] * 2, s[3]}, e.idMap(4), e.iters(4, 4),
-        [](OpBuilder &, Location, ValueRange a) -> Value { return a[0]; });
+        outShape, e.idMap(4), e.iters(4, 4),
+        [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
+          return nb.create<arith::MulFOp>(nl, a[0], e.cst(nb, scale));
+        });
   }
-  Value upsampleGrad(Value dy) {
-    ArrayRef<int64_t> s = Emitter::shapeOf(dy);
-    MLIRContext *ctx = b.getContext();
-    auto d = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
-    return e.generic(
-        {dy, window(2)},
-        {AffineMap::get(6, 0, {d(0), d(1) * 2 + d(4), d(2) * 2 + d(5), d(3)},
-                        ctx),
-         e.dimsMap(6, {4, 5})},
-        {s[0], s[1] / 2, s[2] / 2, s[3]}, e.dimsMap(6, {0, 1, 2, 3}),
-        e.iters(6, 4),
-        [](OpBuilder &nb, Location nl, ValueRange a) -> Value {
-          return nb.create<arith::AddFOp>(nl, a[2], a[0]);
-        },
-        0.0);
+  Value avgPool(Value x) { return windowSum(x, 0.25); }
+  Value avgPoolGrad(Value dy, ArrayRef<int64_t> inShape) {
+    return spread(dy, inShape, 0.25);
   }
+  Value upsample(Value x) {
+    ArrayRef<int64_t> s = Emitter::shapeOf(x);
+    return spread(x, {s[0], s[1] * 2, s[2] * 2, s[3]}, 1.0);
+  }
+  Value upsampleGrad(Value dy) { return windowSum(dy, 1.0); }
 
   /// Concatenates along channels (destination-style inserts).
   Value concat(Value x, Value y) {
@@ -238,42 +223,6 @@ public:
   OpBuilder &b;
   Location loc;
 };
-
-/// Softmax cross-entropy of logits [N, C] against one-hot rows y: returns
-/// the loss and, with `dlogits`, its gradient.
-Value crossEntropy(Emitter &e, Value logits, Value y, Value *dlogits) {
-  int64_t n = Emitter::shapeOf(logits)[0];
-  Value mx = e.reduceLast(logits, true);
-  Value ex =
-      e.withLast(logits, mx, [](OpBuilder &nb, Location nl, ValueRange a) {
-        return nb.create<math::ExpOp>(nl,
-                                      nb.create<arith::SubFOp>(nl, a[0], a[1]));
-      });
-  Value se = e.reduceLast(ex, false);
-  Value yl =
-      e.reduceLast(e.map({y, logits},
-                         [](OpBuilder &nb, Location nl, ValueRange a) {
-                           return nb.create<arith::MulFOp>(nl, a[0], a[1]);
-                         }),
-                   false);
-  Value rows = e.map({se, mx, yl},
-                     [](OpBuilder &nb, Location nl, ValueRange a) -> Value {
-                       Value t = nb.create<arith::AddFOp>(
-                           nl, nb.create<math::LogOp>(nl, a[0]), a[1]);
-                       return nb.create<arith::SubFOp>(nl, t, a[2]);
-                     });
-  Value loss = e.scale(e.sumAll(rows), 1.0 / n);
-  if (dlogits)
-    *dlogits =
-        e.generic({ex, se, y}, {e.idMap(2), e.dimsMap(2, {0}), e.idMap(2)},
-                  Emitter::shapeOf(logits), e.idMap(2), e.iters(2, 2),
-                  [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
-                    Value p = nb.create<arith::DivFOp>(nl, a[0], a[1]);
-                    Value dd = nb.create<arith::SubFOp>(nl, p, a[2]);
-                    return nb.create<arith::MulFOp>(nl, dd, e.cst(nb, 1.0 / n));
-                  });
-  return loss;
-}
 
 class Cnn : public Model {
 public:
@@ -373,7 +322,7 @@ public:
         0.0);
     Value logits = e.addRow(e.matmul(pooled, ps[next]), ps[next + 1]);
     Value dlogits;
-    Value loss = crossEntropy(e, logits, batch[1], grads ? &dlogits : nullptr);
+    Value loss = e.crossEntropy(logits, batch[1], grads ? &dlogits : nullptr);
     if (!grads)
       return loss;
     grads->assign(ps.size(), Value());

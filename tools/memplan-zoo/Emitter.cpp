@@ -6,6 +6,8 @@
 
 #include "Emitter.h"
 
+#include "mlir/Dialect/Math/IR/Math.h"
+
 using namespace mlir;
 using namespace zoo;
 
@@ -147,4 +149,52 @@ Value Emitter::scale(Value x, double s) {
   return map({x}, [this, s](OpBuilder &nb, Location nl, ValueRange args) {
     return nb.create<arith::MulFOp>(nl, args[0], cst(nb, s));
   });
+}
+
+Emitter::SoftmaxParts Emitter::softmaxParts(Value x) {
+  Value mx = reduceLast(x, /*max=*/true);
+  Value ex = withLast(x, mx, [](OpBuilder &nb, Location nl, ValueRange a) {
+    Value d = nb.create<arith::SubFOp>(nl, a[0], a[1]);
+    return nb.create<math::ExpOp>(nl, d);
+  });
+  return {mx, ex, reduceLast(ex, /*max=*/false)};
+}
+
+Value Emitter::crossEntropy(Value logits, Value oneHot, Value *dlogits) {
+  int64_t n = shapeOf(logits)[0];
+  SoftmaxParts sm = softmaxParts(logits);
+  // Per row: log(sum) + max - <onehot, logits>.
+  Value picked =
+      reduceLast(map({oneHot, logits},
+                     [](OpBuilder &nb, Location nl, ValueRange a) {
+                       return nb.create<arith::MulFOp>(nl, a[0], a[1]);
+                     }),
+                 false);
+  Value rows = map({sm.sum, sm.max, picked},
+                   [](OpBuilder &nb, Location nl, ValueRange a) -> Value {
+                     Value lg = nb.create<math::LogOp>(nl, a[0]);
+                     Value t = nb.create<arith::AddFOp>(nl, lg, a[1]);
+                     return nb.create<arith::SubFOp>(nl, t, a[2]);
+                   });
+  Value loss = scale(sumAll(rows), 1.0 / n);
+  if (dlogits)
+    *dlogits =
+        generic({sm.exp, sm.sum, oneHot}, {idMap(2), dimsMap(2, {0}), idMap(2)},
+                shapeOf(logits), idMap(2), iters(2, 2),
+                [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
+                  Value p = nb.create<arith::DivFOp>(nl, a[0], a[1]);
+                  Value d = nb.create<arith::SubFOp>(nl, p, a[2]);
+                  return nb.create<arith::MulFOp>(nl, d, cst(nb, 1.0 / n));
+                });
+  return loss;
+}
+
+Value Emitter::addWhereIndexIs(OpBuilder &nb, Location nl, unsigned dim,
+                               Value id, Value value, Value acc) {
+  Value index = nb.create<linalg::IndexOp>(nl, dim);
+  Value target = nb.create<arith::IndexCastOp>(nl, nb.getIndexType(), id);
+  Value hit =
+      nb.create<arith::CmpIOp>(nl, arith::CmpIPredicate::eq, index, target);
+  Value sum = nb.create<arith::AddFOp>(nl, acc, value);
+  return nb.create<arith::SelectOp>(nl, hit, sum, acc);
 }

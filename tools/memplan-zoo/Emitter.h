@@ -62,6 +62,20 @@ public:
   /// Sums every element: -> tensor<ft> (rank 0).
   Value sumAll(Value x);
   Value add(Value x, Value y);
+
+  /// The pieces of a softmax over the last dimension: the row maximum, the
+  /// shifted exponentials exp(x - max) and their row sums.
+  struct SoftmaxParts {
+    Value max, exp, sum;
+  };
+  SoftmaxParts softmaxParts(Value x);
+  /// Softmax cross-entropy of logits [N, C] against one-hot rows, averaged
+  /// over rows; with `dlogits`, also its gradient (softmax - onehot) / N.
+  Value crossEntropy(Value logits, Value oneHot, Value *dlogits);
+  /// In a generic body: acc + value when linalg.index(dim) equals the
+  /// integer `id`, else acc.
+  static Value addWhereIndexIs(OpBuilder &nb, Location nl, unsigned dim,
+                               Value id, Value value, Value acc);
   Value scale(Value x, double s);
 
   AffineMap idMap(unsigned n) const;

@@ -62,42 +62,10 @@ public:
           return nb.create<arith::MaximumFOp>(nl, a[0], e.cst(nb, 0.0));
         }));
     }
-    Value logits = zs.back();
-    // Softmax cross-entropy with a max shift for stability.
-    Value mx = e.reduceLast(logits, /*max=*/true);
-    Value ex =
-        e.withLast(logits, mx, [](OpBuilder &nb, Location nl, ValueRange a) {
-          Value d = nb.create<arith::SubFOp>(nl, a[0], a[1]);
-          return nb.create<math::ExpOp>(nl, d);
-        });
-    Value se = e.reduceLast(ex, /*max=*/false);
-    // per-row loss: log(se) + mx - <y, logits>
-    Value yl =
-        e.reduceLast(e.map({y, logits},
-                           [](OpBuilder &nb, Location nl, ValueRange a) {
-                             return nb.create<arith::MulFOp>(nl, a[0], a[1]);
-                           }),
-                     false);
-    Value rows =
-        e.map({se, mx, yl}, [](OpBuilder &nb, Location nl, ValueRange a) {
-          Value lg = nb.create<math::LogOp>(nl, a[0]);
-          Value t = nb.create<arith::AddFOp>(nl, lg, a[1]);
-          return nb.create<arith::SubFOp>(nl, t, a[2]);
-        });
-    Value loss = e.scale(e.sumAll(rows), 1.0 / k.batch);
+    Value dz;
+    Value loss = e.crossEntropy(zs.back(), y, grads ? &dz : nullptr);
     if (!grads)
       return loss;
-
-    double invB = 1.0 / k.batch;
-    // dlogits = (ex / se - y) / B
-    Value dz =
-        e.generic({ex, se, y}, {e.idMap(2), e.dimsMap(2, {0}), e.idMap(2)},
-                  e.shapeOf(logits), e.idMap(2), e.iters(2, 2),
-                  [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
-                    Value p = nb.create<arith::DivFOp>(nl, a[0], a[1]);
-                    Value d = nb.create<arith::SubFOp>(nl, p, a[2]);
-                    return nb.create<arith::MulFOp>(nl, d, e.cst(nb, invB));
-                  });
     grads->assign(ps.size(), Value());
     for (int64_t l = k.depth; l >= 0; --l) {
       (*grads)[2 * l] = e.matmul(hs[l], dz, /*ta=*/true);

@@ -169,9 +169,6 @@ Value Transformer::emit(Emitter &e, ValueRange batch, ValueRange ps,
   Location loc = e.loc;
   int64_t n = k.batch * k.seq, d = k.dModel;
   double scale = 1.0 / std::sqrt(double(d / k.heads));
-  auto add2 = [](OpBuilder &nb, Location nl, ValueRange a) -> Value {
-    return nb.create<arith::AddFOp>(nl, a[0], a[1]);
-  };
   auto mul2 = [](OpBuilder &nb, Location nl, ValueRange a) -> Value {
     return nb.create<arith::MulFOp>(nl, a[0], a[1]);
   };
@@ -226,16 +223,11 @@ Value Transformer::emit(Emitter &e, ValueRange batch, ValueRange ps,
           Value s = nb.create<arith::MulFOp>(nl, a[0], e.cst(nb, scale));
           return nb.create<arith::SelectOp>(nl, future, e.cst(nb, -1e9), s);
         });
-    Value mx = e.reduceLast(masked, true);
-    Value ex =
-        e.withLast(masked, mx, [](OpBuilder &nb, Location nl, ValueRange a) {
-          Value t = nb.create<arith::SubFOp>(nl, a[0], a[1]);
-          return nb.create<math::ExpOp>(nl, t);
-        });
-    Value se = e.reduceLast(ex, false);
-    c.p = e.withLast(ex, se, [](OpBuilder &nb, Location nl, ValueRange a) {
-      return nb.create<arith::DivFOp>(nl, a[0], a[1]);
-    });
+    Emitter::SoftmaxParts sm = e.softmaxParts(masked);
+    c.p = e.withLast(sm.exp, sm.sum,
+                     [](OpBuilder &nb, Location nl, ValueRange a) {
+                       return nb.create<arith::DivFOp>(nl, a[0], a[1]);
+                     });
     // O[b, i, h, e] = sum_j P[b, h, i, j] V[b, j, h, e], loops (b, i, h, e, j).
     Value o4 = e.generic(
         {c.p, c.v4}, {e.dimsMap(5, {0, 2, 1, 4}), e.dimsMap(5, {0, 4, 2, 3})},
@@ -264,27 +256,16 @@ Value Transformer::emit(Emitter &e, ValueRange batch, ValueRange ps,
   LayerNormCache lnf;
   Value zf = layerNorm(e, x, ps[tail], ps[tail + 1], lnf);
   Value logits = e.matmul(zf, ps[tail + 2]);
-  Value mx = e.reduceLast(logits, true);
-  Value ex =
-      e.withLast(logits, mx, [](OpBuilder &nb, Location nl, ValueRange a) {
-        Value t = nb.create<arith::SubFOp>(nl, a[0], a[1]);
-        return nb.create<math::ExpOp>(nl, t);
-      });
-  Value se = e.reduceLast(ex, false);
+  Emitter::SoftmaxParts sm = e.softmaxParts(logits);
   // picked[n] = logits[n, target[n]], loops (n, v).
   Value picked = e.generic(
       {logits, targetsFlat}, {e.idMap(2), e.dimsMap(2, {0})}, {n},
       e.dimsMap(2, {0}), e.iters(2, 1),
       [](OpBuilder &nb, Location nl, ValueRange a) -> Value {
-        Value v = nb.create<linalg::IndexOp>(nl, 1);
-        Value t = nb.create<arith::IndexCastOp>(nl, nb.getIndexType(), a[1]);
-        Value hit =
-            nb.create<arith::CmpIOp>(nl, arith::CmpIPredicate::eq, v, t);
-        Value add = nb.create<arith::AddFOp>(nl, a[2], a[0]);
-        return nb.create<arith::SelectOp>(nl, hit, add, a[2]);
+        return Emitter::addWhereIndexIs(nb, nl, 1, a[1], a[0], a[2]);
       },
       0.0);
-  Value rows = e.map({se, mx, picked},
+  Value rows = e.map({sm.sum, sm.max, picked},
                      [](OpBuilder &nb, Location nl, ValueRange a) -> Value {
                        Value lg = nb.create<math::LogOp>(nl, a[0]);
                        Value t = nb.create<arith::AddFOp>(nl, lg, a[1]);
@@ -297,8 +278,9 @@ Value Transformer::emit(Emitter &e, ValueRange batch, ValueRange ps,
   grads->assign(ps.size(), Value());
   double invN = 1.0 / n;
   Value dlogits = e.generic(
-      {ex, se, targetsFlat}, {e.idMap(2), e.dimsMap(2, {0}), e.dimsMap(2, {0})},
-      e.shapeOf(logits), e.idMap(2), e.iters(2, 2),
+      {sm.exp, sm.sum, targetsFlat},
+      {e.idMap(2), e.dimsMap(2, {0}), e.dimsMap(2, {0})}, e.shapeOf(logits),
+      e.idMap(2), e.iters(2, 2),
       [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
         Value p = nb.create<arith::DivFOp>(nl, a[0], a[1]);
         Value v = nb.create<linalg::IndexOp>(nl, 1);
@@ -410,15 +392,9 @@ Value Transformer::emit(Emitter &e, ValueRange batch, ValueRange ps,
       {idsFlat, dx}, {e.dimsMap(3, {2}), e.dimsMap(3, {2, 1})}, {k.vocab, d},
       e.dimsMap(3, {0, 1}), e.iters(3, 2),
       [](OpBuilder &nb, Location nl, ValueRange a) -> Value {
-        Value v = nb.create<linalg::IndexOp>(nl, 0);
-        Value id = nb.create<arith::IndexCastOp>(nl, nb.getIndexType(), a[0]);
-        Value hit =
-            nb.create<arith::CmpIOp>(nl, arith::CmpIPredicate::eq, v, id);
-        Value add = nb.create<arith::AddFOp>(nl, a[2], a[1]);
-        return nb.create<arith::SelectOp>(nl, hit, add, a[2]);
+        return Emitter::addWhereIndexIs(nb, nl, 0, a[0], a[1], a[2]);
       },
       0.0);
-  (void)add2;
   return loss;
 }
 } // namespace
