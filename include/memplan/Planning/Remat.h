@@ -1,0 +1,112 @@
+//===- Remat.h - Rematerialization on an abstract graph ---------*- C++ -*-===//
+//
+// Part of memplan. IR-free: depends on LLVM Support only.
+//
+//===----------------------------------------------------------------------===//
+//
+// A training step as a graph: nodes run once each in schedule order (the
+// order of `nodes`, a topological order); each produces one output of
+// `bytes` and costs `cost`; forward nodes may be recomputed, backward nodes
+// never are. The memory model (docs/Remat.md):
+//
+//  * A node's output is allocated when it runs; its inputs must be resident.
+//  * A kept output stays resident until its last consumer has run (an output
+//    nobody consumes is freed right after it is computed).
+//  * A recomputed forward output is freed after its last forward consumer
+//    (or right away when it has none). Before a backward node runs, each of
+//    its inputs that is not resident is recomputed, inputs first (an input of
+//    a recomputation that is not resident is recomputed too); a recomputed
+//    output then stays resident until its last consumer has run.
+//  * The peak is the most bytes resident while some node (or recomputation)
+//    runs, its inputs and output included. The cost is the sum of the costs
+//    of every execution, recomputations included.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MEMPLAN_PLANNING_REMAT_H
+#define MEMPLAN_PLANNING_REMAT_H
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace mlir {
+namespace memplan {
+
+struct RematNode {
+  int64_t id = 0;
+  std::string name;
+  double cost = 0;
+  uint64_t bytes = 0;
+  bool backward = false;
+  /// Indices (into RematGraph::nodes) of the nodes whose outputs it reads.
+  std::vector<size_t> inputs;
+};
+
+struct RematGraph {
+  std::vector<RematNode> nodes;
+  /// Checks that inputs point to earlier nodes, costs are finite and
+  /// non-negative; returns a message or std::nullopt.
+  std::optional<std::string> validate() const;
+  double totalCost() const;
+};
+
+/// The outcome of executing a plan under the memory model above.
+struct RematCost {
+  double cost = 0;
+  uint64_t peak = 0;
+};
+
+/// Simulates the plan: `recompute[i]` set for forward nodes to recompute.
+RematCost simulateRemat(const RematGraph &graph,
+                        llvm::ArrayRef<uint8_t> recompute);
+
+enum class RematPolicy {
+  KeepAll,
+  RecomputeAll,
+  EveryN,
+  CostThreshold,
+  Sqrt,
+  Budget,
+};
+
+std::optional<RematPolicy> parseRematPolicy(llvm::StringRef name);
+llvm::StringRef stringifyRematPolicy(RematPolicy policy);
+
+struct RematOptions {
+  RematPolicy policy = RematPolicy::KeepAll;
+  /// EveryN: keep every n-th forward node (the first included).
+  uint64_t every = 2;
+  /// CostThreshold: keep forward nodes that cost at least this much.
+  double threshold = 0;
+  /// Budget: the most bytes the peak may reach.
+  uint64_t budget = UINT64_MAX;
+};
+
+struct RematPlan {
+  std::vector<uint8_t> recompute;
+  RematCost result;
+  /// Budget policy: the plan fits the budget. Other policies: the plan's
+  /// peak is at most the budget.
+  bool feasible = true;
+  /// The smallest peak any plan memplan tried reaches (the smallest budget
+  /// it can meet).
+  uint64_t smallestPeak = 0;
+};
+
+/// Plans rematerialization. Budget is the greedy planner: it orders forward
+/// nodes once — repeatedly recomputing, among the kept nodes resident at the
+/// current peak, the one that lowers the peak most per unit of added cost —
+/// and takes the shortest prefix of that order whose peak fits the budget.
+/// Because the order does not depend on the budget, a smaller budget never
+/// gives a larger peak nor a smaller cost.
+RematPlan planRemat(const RematGraph &graph, const RematOptions &options);
+
+} // namespace memplan
+} // namespace mlir
+
+#endif // MEMPLAN_PLANNING_REMAT_H

@@ -1,0 +1,269 @@
+//===- Remat.cpp - Rematerialization on an abstract graph -----------------===//
+//
+// Part of memplan. IR-free: depends on LLVM Support only.
+//
+//===----------------------------------------------------------------------===//
+
+#include "memplan/Planning/Remat.h"
+
+#include "llvm/ADT/StringSwitch.h"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+
+using namespace mlir::memplan;
+
+std::optional<std::string> RematGraph::validate() const {
+  for (auto [i, node] : llvm::enumerate(nodes)) {
+    if (!std::isfinite(node.cost) || node.cost < 0)
+      return "node " + std::to_string(node.id) +
+             ": cost must be finite and non-negative";
+    for (size_t in : node.inputs)
+      if (in >= i)
+        return "node " + std::to_string(node.id) +
+               ": an input does not run before it (ids must be a "
+               "topological order)";
+  }
+  return std::nullopt;
+}
+
+double RematGraph::totalCost() const {
+  double total = 0;
+  for (const RematNode &node : nodes)
+    total += node.cost;
+  return total;
+}
+
+std::optional<RematPolicy>
+mlir::memplan::parseRematPolicy(llvm::StringRef name) {
+  return llvm::StringSwitch<std::optional<RematPolicy>>(name)
+      .Case("keep-all", RematPolicy::KeepAll)
+      .Case("recompute-all", RematPolicy::RecomputeAll)
+      .Case("every-n", RematPolicy::EveryN)
+      .Case("cost-threshold", RematPolicy::CostThreshold)
+      .Case("sqrt", RematPolicy::Sqrt)
+      .Case("budget", RematPolicy::Budget)
+      .Default(std::nullopt);
+}
+
+llvm::StringRef mlir::memplan::stringifyRematPolicy(RematPolicy policy) {
+  switch (policy) {
+  case RematPolicy::KeepAll:
+    return "keep-all";
+  case RematPolicy::RecomputeAll:
+    return "recompute-all";
+  case RematPolicy::EveryN:
+    return "every-n";
+  case RematPolicy::CostThreshold:
+    return "cost-threshold";
+  case RematPolicy::Sqrt:
+    return "sqrt";
+  case RematPolicy::Budget:
+    return "budget";
+  }
+  return "unknown";
+}
+
+namespace {
+/// Runs the memory model; optionally records the nodes resident at the
+/// (first) peak.
+class Simulator {
+public:
+  explicit Simulator(const RematGraph &g) : g(g) {
+    size_t n = g.nodes.size();
+    lastUse.assign(n, -1);
+    lastForwardUse.assign(n, -1);
+    for (size_t v = 0; v < n; ++v)
+      for (size_t u : g.nodes[v].inputs) {
+        lastUse[u] = std::max<int64_t>(lastUse[u], v);
+        if (!g.nodes[v].backward)
+          lastForwardUse[u] = std::max<int64_t>(lastForwardUse[u], v);
+      }
+  }
+
+  RematCost run(llvm::ArrayRef<uint8_t> recompute,
+                std::vector<size_t> *residentAtPeak = nullptr) {
+    size_t n = g.nodes.size();
+    death.assign(n, -1);
+    resident.assign(n, 0);
+    bytes = 0;
+    result = RematCost();
+    peakSet = residentAtPeak;
+    for (size_t v = 0; v < n; ++v) {
+      const RematNode &node = g.nodes[v];
+      if (node.backward)
+        for (size_t u : node.inputs)
+          ensure(u, v, recompute);
+      // Its own output: recomputed forward outputs die after their last
+      // forward use; others after their last use; unused ones right away.
+      int64_t d = recompute.size() > v && recompute[v] && !node.backward
+                      ? lastForwardUse[v]
+                      : lastUse[v];
+      execute(v, v, std::max<int64_t>(d, v));
+    }
+    return result;
+  }
+
+private:
+  /// Makes `u` resident before the node at schedule position `now` runs.
+  void ensure(size_t u, size_t now, llvm::ArrayRef<uint8_t> recompute) {
+    if (resident[u])
+      return;
+    for (size_t w : g.nodes[u].inputs)
+      ensure(w, now, recompute);
+    execute(u, now, std::max<int64_t>(lastUse[u], now - 1));
+  }
+
+  /// Runs `v` at schedule position `now`; its output dies after position
+  /// `dies`.
+  void execute(size_t v, size_t now, int64_t dies) {
+    const RematNode &node = g.nodes[v];
+    bytes += node.bytes;
+    resident[v] = 1;
+    death[v] = dies;
+    result.cost += node.cost;
+    if (bytes > result.peak) {
+      result.peak = bytes;
+      if (peakSet) {
+        peakSet->clear();
+        for (size_t i = 0; i < resident.size(); ++i)
+          if (resident[i])
+            peakSet->push_back(i);
+      }
+    }
+    // Free what is no longer needed: inputs past their death (at the
+    // scheduled node itself, also those dying now) and the output if unused.
+    bool scheduled = v == now;
+    auto dead = [&](size_t w) {
+      return death[w] < int64_t(now) || (scheduled && death[w] == int64_t(now));
+    };
+    for (size_t w : node.inputs)
+      if (resident[w] && dead(w)) {
+        resident[w] = 0;
+        bytes -= g.nodes[w].bytes;
+      }
+    if (dead(v)) {
+      resident[v] = 0;
+      bytes -= node.bytes;
+    }
+  }
+
+  const RematGraph &g;
+  std::vector<int64_t> lastUse, lastForwardUse, death;
+  std::vector<uint8_t> resident;
+  uint64_t bytes = 0;
+  RematCost result;
+  std::vector<size_t> *peakSet = nullptr;
+};
+} // namespace
+
+RematCost mlir::memplan::simulateRemat(const RematGraph &graph,
+                                       llvm::ArrayRef<uint8_t> recompute) {
+  return Simulator(graph).run(recompute);
+}
+
+RematPlan mlir::memplan::planRemat(const RematGraph &graph,
+                                   const RematOptions &options) {
+  size_t n = graph.nodes.size();
+  Simulator sim(graph);
+  RematPlan plan;
+  plan.recompute.assign(n, 0);
+  std::vector<size_t> forward;
+  for (size_t i = 0; i < n; ++i)
+    if (!graph.nodes[i].backward)
+      forward.push_back(i);
+  auto finish = [&] {
+    plan.result = sim.run(plan.recompute);
+    plan.feasible = plan.result.peak <= options.budget;
+    plan.smallestPeak = plan.result.peak;
+    return plan;
+  };
+  switch (options.policy) {
+  case RematPolicy::KeepAll:
+    return finish();
+  case RematPolicy::RecomputeAll:
+    for (size_t i : forward)
+      plan.recompute[i] = 1;
+    return finish();
+  case RematPolicy::EveryN:
+  case RematPolicy::Sqrt: {
+    uint64_t every = options.every;
+    if (options.policy == RematPolicy::Sqrt)
+      every = std::max<uint64_t>(
+          1, uint64_t(std::ceil(std::sqrt(double(forward.size())))));
+    for (size_t k = 0; k < forward.size(); ++k)
+      plan.recompute[forward[k]] = k % std::max<uint64_t>(every, 1) != 0;
+    return finish();
+  }
+  case RematPolicy::CostThreshold:
+    for (size_t i : forward)
+      plan.recompute[i] = graph.nodes[i].cost < options.threshold;
+    return finish();
+  case RematPolicy::Budget:
+    break;
+  }
+
+  // The greedy order, independent of the budget. Only forward nodes read by
+  // a backward node matter (others die after the forward pass anyway).
+  std::vector<uint8_t> readByBackward(n, 0);
+  for (const RematNode &node : graph.nodes)
+    if (node.backward)
+      for (size_t u : node.inputs)
+        readByBackward[u] = 1;
+  std::vector<uint8_t> current(n, 0);
+  std::vector<size_t> atPeak;
+  RematCost now = sim.run(current, &atPeak);
+  struct Prefix {
+    uint64_t peak;
+    double cost;
+    size_t added; // node recomputed by this step (SIZE_MAX for the start)
+  };
+  std::vector<Prefix> prefixes{{now.peak, now.cost, SIZE_MAX}};
+  while (now.peak > options.budget) {
+    size_t best = SIZE_MAX;
+    double bestScore = -1;
+    for (size_t c : atPeak) {
+      if (graph.nodes[c].backward || current[c] || !readByBackward[c])
+        continue;
+      current[c] = 1;
+      RematCost trial = sim.run(current);
+      current[c] = 0;
+      double gain = double(now.peak) - double(trial.peak);
+      double added = trial.cost - now.cost;
+      // Lower the peak most per unit of added cost; ties: more bytes.
+      double score = gain > 0 ? gain / (added + 1e-9) : 0;
+      if (best == SIZE_MAX || score > bestScore ||
+          (score == bestScore &&
+           graph.nodes[c].bytes > graph.nodes[best].bytes)) {
+        best = c;
+        bestScore = score;
+      }
+    }
+    if (best == SIZE_MAX)
+      break; // nothing left to recompute at the peak
+    current[best] = 1;
+    now = sim.run(current, &atPeak);
+    prefixes.push_back({now.peak, now.cost, best});
+  }
+  // The shortest prefix that fits; the smallest peak of any prefix.
+  plan.smallestPeak = UINT64_MAX;
+  size_t chosen = SIZE_MAX;
+  for (size_t k = 0; k < prefixes.size(); ++k) {
+    plan.smallestPeak = std::min(plan.smallestPeak, prefixes[k].peak);
+    if (chosen == SIZE_MAX && prefixes[k].peak <= options.budget)
+      chosen = k;
+  }
+  plan.feasible = chosen != SIZE_MAX;
+  if (!plan.feasible) {
+    // Report the plan with the smallest peak.
+    chosen = 0;
+    for (size_t k = 1; k < prefixes.size(); ++k)
+      if (prefixes[k].peak < prefixes[chosen].peak)
+        chosen = k;
+  }
+  for (size_t k = 1; k <= chosen; ++k)
+    plan.recompute[prefixes[k].added] = 1;
+  plan.result = sim.run(plan.recompute);
+  return plan;
+}

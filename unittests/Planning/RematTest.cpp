@@ -1,0 +1,175 @@
+//===- RematTest.cpp - Tests for rematerialization planning ---------------===//
+//
+// Part of memplan.
+//
+//===----------------------------------------------------------------------===//
+
+#include "memplan/Planning/Remat.h"
+
+#include "gtest/gtest.h"
+
+#include <random>
+
+using namespace mlir::memplan;
+
+namespace {
+
+/// ../shared/remat-graph-example.json: three layers, a loss, three grads.
+RematGraph example() {
+  RematGraph g;
+  auto add = [&](bool backward, double cost, uint64_t bytes,
+                 std::vector<size_t> inputs) {
+    g.nodes.push_back(
+        {int64_t(g.nodes.size()), "", cost, bytes, backward, inputs});
+  };
+  add(false, 10, 4096, {});
+  add(false, 10, 4096, {0});
+  add(false, 10, 4096, {1});
+  add(false, 1, 4, {2});
+  add(true, 20, 4096, {3, 2, 1});
+  add(true, 20, 4096, {4, 1, 0});
+  add(true, 20, 4096, {5, 0});
+  return g;
+}
+
+TEST(RematTest, ExampleKeepAllByHand) {
+  // 0,1,2 resident (12288) + loss (4) + layer3_grad (4096) at node 4.
+  RematCost c = simulateRemat(example(), std::vector<uint8_t>(7, 0));
+  EXPECT_EQ(c.peak, 16388u);
+  EXPECT_EQ(c.cost, 91);
+}
+
+TEST(RematTest, RecomputingAddsItsCost) {
+  // Recompute layer1 (node 0): freed after layer2, recomputed for
+  // layer2_grad, then resident until layer1_grad.
+  std::vector<uint8_t> r(7, 0);
+  r[0] = 1;
+  RematCost c = simulateRemat(example(), r);
+  EXPECT_EQ(c.cost, 101);
+  // layer3_grad now runs without layer1 (1, 2, 3 and its output: 12292 B);
+  // the peak moves to layer2_grad: layer1 (recomputed), layer2, layer3_grad
+  // and its output, 4 x 4096.
+  EXPECT_EQ(c.peak, 16384u);
+}
+
+RematGraph randomGraph(std::mt19937_64 &rng, int forward, int maxBytes) {
+  RematGraph g;
+  std::uniform_int_distribution<int> bytes(1, maxBytes);
+  std::uniform_int_distribution<int> cost(1, 9);
+  for (int i = 0; i < forward; ++i) {
+    std::vector<size_t> in;
+    if (i > 0)
+      in.push_back(i - 1);
+    if (i > 1 && rng() % 3 == 0)
+      in.push_back(rng() % (i - 1)); // a skip connection
+    g.nodes.push_back(
+        {i, "", double(cost(rng)), uint64_t(bytes(rng)), false, in});
+  }
+  // Backward mirror: grad_i reads grad_{i+1} and the forward value i - 1.
+  for (int i = forward - 1; i >= 0; --i) {
+    std::vector<size_t> in;
+    if (i + 1 < forward)
+      in.push_back(g.nodes.size() - 1);
+    else
+      in.push_back(forward - 1);
+    if (i > 0)
+      in.push_back(i - 1);
+    if (rng() % 2)
+      in.push_back(i);
+    g.nodes.push_back({int64_t(g.nodes.size()), "", double(2 * cost(rng)),
+                       uint64_t(bytes(rng)), true, in});
+  }
+  return g;
+}
+
+TEST(RematTest, BudgetAgainstExhaustiveSearch) {
+  std::mt19937_64 rng(11);
+  int optimalHits = 0, cases = 0;
+  for (int iter = 0; iter < 400; ++iter) {
+    int f = std::uniform_int_distribution<int>(2, 8)(rng);
+    RematGraph g = randomGraph(rng, f, 50);
+    ASSERT_FALSE(g.validate().has_value());
+    // Exhaustive: every subset of forward nodes.
+    uint64_t minPeak = UINT64_MAX;
+    std::vector<std::pair<uint64_t, double>> all;
+    for (uint32_t mask = 0; mask < (1u << f); ++mask) {
+      std::vector<uint8_t> r(g.nodes.size(), 0);
+      for (int i = 0; i < f; ++i)
+        r[i] = (mask >> i) & 1;
+      RematCost c = simulateRemat(g, r);
+      all.push_back({c.peak, c.cost});
+      minPeak = std::min(minPeak, c.peak);
+    }
+    uint64_t keepPeak = all[0].first;
+    for (uint64_t budget : {keepPeak, (keepPeak + minPeak) / 2, minPeak}) {
+      double optimum = 1e300;
+      for (auto [peak, cost] : all)
+        if (peak <= budget)
+          optimum = std::min(optimum, cost);
+      RematOptions options;
+      options.policy = RematPolicy::Budget;
+      options.budget = budget;
+      RematPlan plan = planRemat(g, options);
+      RematCost check = simulateRemat(g, plan.recompute);
+      ASSERT_EQ(check.peak, plan.result.peak);
+      ASSERT_GE(plan.smallestPeak, minPeak);
+      if (!plan.feasible)
+        continue;
+      ++cases;
+      ASSERT_LE(plan.result.peak, budget) << "instance " << iter;
+      ASSERT_GE(plan.result.cost, optimum) << "instance " << iter;
+      optimalHits += plan.result.cost == optimum;
+    }
+  }
+  // Not a proof of quality, but the greedy must often be optimal on tiny
+  // graphs.
+  EXPECT_GT(optimalHits, cases / 2) << optimalHits << " of " << cases;
+}
+
+TEST(RematTest, BudgetIsMonotone) {
+  std::mt19937_64 rng(5);
+  for (int iter = 0; iter < 100; ++iter) {
+    RematGraph g = randomGraph(rng, 12, 100);
+    RematOptions options;
+    options.policy = RematPolicy::Budget;
+    uint64_t keepPeak =
+        simulateRemat(g, std::vector<uint8_t>(g.nodes.size(), 0)).peak;
+    uint64_t lastPeak = UINT64_MAX;
+    double lastCost = -1;
+    for (uint64_t budget = keepPeak; budget > 0;
+         budget -= std::max<uint64_t>(1, keepPeak / 40)) {
+      options.budget = budget;
+      RematPlan plan = planRemat(g, options);
+      if (!plan.feasible)
+        break;
+      // A smaller budget: never a larger peak, never a smaller cost.
+      ASSERT_LE(plan.result.peak, lastPeak) << "instance " << iter;
+      ASSERT_GE(plan.result.cost, lastCost) << "instance " << iter;
+      lastPeak = plan.result.peak;
+      lastCost = plan.result.cost;
+      if (budget <= std::max<uint64_t>(1, keepPeak / 40))
+        break;
+    }
+  }
+}
+
+TEST(RematTest, FixedPolicies) {
+  RematGraph g = example();
+  RematOptions options;
+  options.policy = RematPolicy::RecomputeAll;
+  RematPlan all = planRemat(g, options);
+  EXPECT_EQ(std::count(all.recompute.begin(), all.recompute.end(), 1), 4);
+  options.policy = RematPolicy::EveryN;
+  options.every = 2;
+  RematPlan every = planRemat(g, options);
+  EXPECT_EQ(every.recompute, (std::vector<uint8_t>{0, 1, 0, 1, 0, 0, 0}));
+  options.policy = RematPolicy::CostThreshold;
+  options.threshold = 5;
+  RematPlan cheap = planRemat(g, options);
+  EXPECT_EQ(cheap.recompute, (std::vector<uint8_t>{0, 0, 0, 1, 0, 0, 0}));
+  options.policy = RematPolicy::Sqrt; // ceil(sqrt(4)) = 2: as every-n 2
+  EXPECT_EQ(planRemat(g, options).recompute, every.recompute);
+  EXPECT_EQ(planRemat(g, RematOptions()).result.peak, 16388u);
+}
+
+} // namespace
