@@ -22,7 +22,7 @@ llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
 tool_dirs = [config.memplan_tools_dir, config.llvm_tools_dir]
-tools = ["memplan-opt", "memplan-pack", "memplan-zoo", "mlir-opt", "mlir-runner"]
+tools = ["memplan-opt", "memplan-pack", "memplan-remat", "memplan-zoo", "mlir-opt", "mlir-runner"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 
 # GPU tests run only where a CUDA device answers.

@@ -1,0 +1,234 @@
+//===- memplan-remat.cpp - Rematerialization on node-link graphs ----------===//
+//
+// Part of memplan. Reads a computation graph in networkx node-link JSON (the
+// format of the graphs published with Checkmate and Moccasin): `nodes` with
+// `id`, compute cost `cost_cpu`, output bytes `cost_ram`, a `backward` flag
+// and an optional `name`; `links` (or `edges`) with `source` and `target`.
+// Nodes run in increasing `id`, a topological order. Plans which forward
+// outputs to recompute under the memory model of docs/Remat.md.
+//
+//   memplan-remat --input G.json [--budget=BYTES] [--policy=P] [--output
+//   D.json]
+//
+// Prints one line:
+//   cost=<C> baseline_cost=<B> overhead=<(C-B)/B> peak=<bytes>
+//   budget=<bytes|none> optimal=yes|no|unknown time_ms=<ms>
+// Exit: 0 planned; 1 the budget is infeasible (naming the smallest budget
+// memplan reaches); 2 bad input.
+//
+//===----------------------------------------------------------------------===//
+
+#include "memplan/Planning/Remat.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <chrono>
+#include <cmath>
+
+using namespace llvm;
+using namespace mlir::memplan;
+
+static cl::OptionCategory category("memplan-remat options");
+static cl::opt<std::string> inputPath("input",
+                                      cl::desc("Graph (node-link JSON)"),
+                                      cl::value_desc("file"), cl::Required,
+                                      cl::cat(category));
+static cl::opt<std::string>
+    outputPath("output",
+               cl::desc("Write the decisions ({id, decision} per node) here"),
+               cl::value_desc("file"), cl::cat(category));
+static cl::opt<std::string>
+    budgetText("budget",
+               cl::desc("Most bytes the peak may reach (default: no budget)"),
+               cl::value_desc("bytes"), cl::cat(category));
+static cl::opt<std::string> policyName(
+    "policy",
+    cl::desc("keep-all | recompute-all | every-n | cost-threshold | sqrt | "
+             "budget (default: budget with --budget, keep-all without)"),
+    cl::cat(category));
+static cl::opt<uint64_t>
+    every("every", cl::desc("every-n: keep every N-th forward node"),
+          cl::init(2), cl::cat(category));
+static cl::opt<double>
+    threshold("threshold",
+              cl::desc("cost-threshold: keep forward nodes costing >= C"),
+              cl::init(0), cl::cat(category));
+
+[[noreturn]] static void fail(const Twine &message) {
+  errs() << "memplan-remat: error: " << message << "\n";
+  exit(2);
+}
+
+static RematGraph readGraph(StringRef path) {
+  ErrorOr<std::unique_ptr<MemoryBuffer>> file =
+      MemoryBuffer::getFileOrSTDIN(path);
+  if (!file)
+    fail("cannot read '" + path + "': " + file.getError().message());
+  Expected<json::Value> parsed = json::parse((*file)->getBuffer());
+  if (!parsed)
+    fail(path + ": not JSON: " + toString(parsed.takeError()));
+  json::Object *root = parsed->getAsObject();
+  if (!root)
+    fail(path + ": the top level must be an object");
+  json::Array *nodes = root->getArray("nodes");
+  if (!nodes)
+    fail(path + ": missing array 'nodes'");
+  json::Array *links = root->getArray("links");
+  if (!links)
+    links = root->getArray("edges");
+  if (!links)
+    fail(path + ": missing array 'links' (or 'edges')");
+
+  std::vector<RematNode> read;
+  for (auto [k, value] : llvm::enumerate(*nodes)) {
+    json::Object *node = value.getAsObject();
+    std::string where = (path + ": nodes[" + Twine(k) + "]").str();
+    if (!node)
+      fail(where + " is not an object");
+    std::optional<int64_t> id = node->getInteger("id");
+    if (!id)
+      fail(where + ": missing integer 'id'");
+    std::optional<double> cost = node->getNumber("cost_cpu");
+    std::optional<double> ram = node->getNumber("cost_ram");
+    if (!cost || !std::isfinite(*cost) || *cost < 0)
+      fail(where + " (id " + Twine(*id) +
+           "): 'cost_cpu' must be a non-negative number");
+    if (!ram || !std::isfinite(*ram) || *ram < 0 || *ram > 9.0e18)
+      fail(where + " (id " + Twine(*id) +
+           "): 'cost_ram' must be a non-negative number of bytes");
+    std::optional<bool> backward = node->getBoolean("backward");
+    if (!backward)
+      fail(where + " (id " + Twine(*id) + "): missing boolean 'backward'");
+    RematNode n;
+    n.id = *id;
+    n.cost = *cost;
+    n.bytes = uint64_t(std::ceil(*ram));
+    n.backward = *backward;
+    if (std::optional<StringRef> name = node->getString("name"))
+      n.name = name->str();
+    read.push_back(std::move(n));
+  }
+  llvm::stable_sort(
+      read, [](const RematNode &a, const RematNode &b) { return a.id < b.id; });
+  DenseMap<int64_t, size_t> index;
+  for (auto [i, n] : llvm::enumerate(read))
+    if (!index.try_emplace(n.id, i).second)
+      fail(path + ": duplicate node id " + Twine(n.id));
+  for (auto [k, value] : llvm::enumerate(*links)) {
+    json::Object *link = value.getAsObject();
+    std::string where = (path + ": links[" + Twine(k) + "]").str();
+    std::optional<int64_t> source =
+        link ? link->getInteger("source") : std::nullopt;
+    std::optional<int64_t> target =
+        link ? link->getInteger("target") : std::nullopt;
+    if (!source || !target)
+      fail(where + ": needs integer 'source' and 'target'");
+    auto s = index.find(*source), t = index.find(*target);
+    if (s == index.end() || t == index.end())
+      fail(where + ": unknown node " +
+           Twine(s == index.end() ? *source : *target));
+    if (*source >= *target)
+      fail(where + ": source " + Twine(*source) +
+           " does not run before target " + Twine(*target) +
+           " (ids must be a topological order)");
+    if (read[s->second].backward && !read[t->second].backward)
+      fail(where + ": a forward node (" + Twine(*target) +
+           ") reads a backward node (" + Twine(*source) + ")");
+    read[t->second].inputs.push_back(s->second);
+  }
+  RematGraph graph;
+  graph.nodes = std::move(read);
+  if (std::optional<std::string> error = graph.validate())
+    fail(path + ": " + *error);
+  return graph;
+}
+
+int main(int argc, char **argv) {
+  InitLLVM init(argc, argv);
+  cl::HideUnrelatedOptions(category);
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "memplan-remat: rematerialization planning on a computation graph "
+      "(networkx node-link JSON, as published with Checkmate and Moccasin)\n");
+  RematGraph graph = readGraph(inputPath);
+  RematOptions options;
+  bool haveBudget = !budgetText.empty();
+  if (haveBudget && StringRef(budgetText).getAsInteger(10, options.budget))
+    fail("--budget '" + budgetText + "' is not a byte count");
+  std::string name = policyName.empty() ? (haveBudget ? "budget" : "keep-all")
+                                        : std::string(policyName);
+  std::optional<RematPolicy> policy = parseRematPolicy(name);
+  if (!policy) {
+    if (name == "chain" || name == "optimal")
+      fail("policy '" + name +
+           "' is not available in memplan-remat yet (the chain DP is in the "
+           "Planning library, include/memplan/Planning/Chain.h; see "
+           "docs/Remat.md)");
+    fail("unknown policy '" + name +
+         "' (expected keep-all, recompute-all, every-n, cost-threshold, sqrt "
+         "or budget)");
+  }
+  if (*policy == RematPolicy::Budget && !haveBudget)
+    fail("policy 'budget' needs --budget");
+  if (every == 0)
+    fail("--every must be positive");
+  options.policy = *policy;
+  options.every = every;
+  options.threshold = threshold;
+
+  auto begin = std::chrono::steady_clock::now();
+  RematPlan plan = planRemat(graph, options);
+  double ms = std::chrono::duration<double, std::milli>(
+                  std::chrono::steady_clock::now() - begin)
+                  .count();
+  double baseline = graph.totalCost();
+  if (!outputPath.empty()) {
+    json::Array decisions;
+    for (auto [i, node] : llvm::enumerate(graph.nodes))
+      decisions.push_back(
+          json::Object{{"id", node.id},
+                       {"decision", plan.recompute[i] ? "recompute" : "keep"}});
+    json::Value out = json::Object{{"policy", name},
+                                   {"cost", plan.result.cost},
+                                   {"baseline_cost", baseline},
+                                   {"peak", int64_t(plan.result.peak)},
+                                   {"decisions", std::move(decisions)}};
+    std::error_code ec;
+    raw_fd_ostream os(outputPath, ec, sys::fs::OF_Text);
+    if (ec)
+      fail("cannot write '" + outputPath + "': " + ec.message());
+    os << formatv("{0:2}", out) << "\n";
+  }
+  // Without recomputation the cost is the baseline, which nothing beats.
+  bool optimal = plan.result.cost == baseline;
+  outs() << "cost=" << format("%g", plan.result.cost)
+         << " baseline_cost=" << format("%g", baseline) << " overhead="
+         << format("%.4f", baseline > 0
+                               ? (plan.result.cost - baseline) / baseline
+                               : 0.0)
+         << " peak=" << plan.result.peak << " budget="
+         << (haveBudget ? std::to_string(options.budget) : std::string("none"))
+         << " optimal=" << (optimal ? "yes" : "unknown")
+         << " time_ms=" << format("%.1f", ms) << "\n";
+  if (haveBudget && plan.result.peak > options.budget) {
+    errs() << "memplan-remat: the budget of " << options.budget
+           << " bytes is infeasible for policy '" << name
+           << "': the smallest budget memplan reaches is "
+           << (*policy == RematPolicy::Budget
+                   ? plan.smallestPeak
+                   : planRemat(graph,
+                               RematOptions{RematPolicy::Budget, 2, 0, 0})
+                         .smallestPeak)
+           << " bytes\n";
+    return 1;
+  }
+  return 0;
+}
