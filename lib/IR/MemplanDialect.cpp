@@ -97,6 +97,13 @@ verifyLifetimeAnnotation(Attribute value,
 
 LogicalResult MemplanDialect::verifyOperationAttribute(Operation *op,
                                                        NamedAttribute attr) {
+  if (attr.getName() == getBudgetAttrName()) {
+    auto value = dyn_cast<IntegerAttr>(attr.getValue());
+    if (!value || value.getInt() <= 0)
+      return op->emitError() << "'" << getBudgetAttrName()
+                             << "' must be a positive integer";
+    return success();
+  }
   if (attr.getName() != getLifetimeAttrName())
     return op->emitError() << "unknown memplan attribute '"
                            << attr.getName().getValue() << "'";

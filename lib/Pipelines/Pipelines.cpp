@@ -35,6 +35,13 @@ void mlir::memplan::buildLowerToLLVMPipeline(OpPassManager &pm) {
 void mlir::memplan::buildMemplanPipeline(
     OpPassManager &pm, const MemplanPipelineOptions &options) {
   pm.addPass(createAnnotateLifetimesPass());
+  if (options.budget > 0 || !options.policy.empty()) {
+    InsertRematPassOptions remat;
+    remat.budget = options.budget;
+    remat.policy = options.policy;
+    pm.addPass(createInsertRematPass(remat));
+  }
+  pm.addPass(createMaterializeRematPass());
   appendUpstream(pm, "one-shot-bufferize{bufferize-function-boundaries "
                      "function-boundary-type-conversion=identity-layout-map}");
   PackArenaPassOptions pack;

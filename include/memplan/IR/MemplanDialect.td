@@ -28,7 +28,9 @@ def Memplan_Dialect : Dialect {
     Discardable attributes: `memplan.lifetime` on an operation holds the
     lifetime of the buffer its result owns (an array, one entry per result,
     when the operation has several results; a `unit` entry for a result that
-    owns no buffer), and on a function argument the lifetime of that argument.
+    owns no buffer), and on a function argument the lifetime of that argument;
+    `memplan.budget = <bytes>` on a function records the byte budget its
+    packed arena must respect.
   }];
   let cppNamespace = "::mlir::memplan";
   let useDefaultAttributePrinterParser = 1;
@@ -37,6 +39,8 @@ def Memplan_Dialect : Dialect {
   let extraClassDeclaration = [{
     /// The discardable attribute that holds a lifetime annotation.
     static ::llvm::StringRef getLifetimeAttrName() { return "memplan.lifetime"; }
+    /// The discardable function attribute that records a byte budget.
+    static ::llvm::StringRef getBudgetAttrName() { return "memplan.budget"; }
   }];
 }
 

@@ -8,6 +8,8 @@
 // for mlir-runner, with every internal buffer of a function in one arena:
 //
 //   memplan-annotate-lifetimes     (tensor level: lifetimes, early rejections)
+//   memplan-insert-remat           (with budget= or policy=: recompute to fit)
+//   memplan-materialize-remat      (inline recompute regions, drop checkpoints)
 //   one-shot-bufferize             (upstream; function boundaries, identity
 //   layouts) memplan-pack-arena             (one arena per function, reports)
 //   memplan-verify-plan            (independent check of the plan)
@@ -52,6 +54,17 @@ struct MemplanPipelineOptions
                      "(default 3: a compile-time budget; the search stops as "
                      "soon as it reaches the lower bound)"),
       llvm::cl::init(3.0)};
+  PassOptions::Option<int64_t> budget{
+      *this, "budget",
+      llvm::cl::desc("Byte budget for each function's planned buffers: "
+                     "rematerialize to fit it (0: none)"),
+      llvm::cl::init(0)};
+  PassOptions::Option<std::string> policy{
+      *this, "policy",
+      llvm::cl::desc("Remat policy (keep-all, recompute-all, every-n, "
+                     "cost-threshold, sqrt, budget); default: budget with a "
+                     "budget, none without"),
+      llvm::cl::init("")};
   PassOptions::Option<std::string> report{
       *this, "report", llvm::cl::desc("Write the JSON v1 plan report here"),
       llvm::cl::init("")};

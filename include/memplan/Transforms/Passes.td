@@ -142,4 +142,66 @@ def VerifyPlanPass : Pass<"memplan-verify-plan"> {
   let dependentDialects = ["::mlir::memplan::MemplanDialect"];
 }
 
+def InsertRematPass : Pass<"memplan-insert-remat", "::mlir::ModuleOp"> {
+  let summary = "Recompute saved activations so a training step fits a budget";
+  let description = [{
+    At tensor level, on every straight-line function of the module: builds
+    the remat graph (one node per planned buffer with the destination-style
+    chain that writes it; forward nodes are the buffers the loss — the
+    function's first result — depends on; costs from docs/CostModel.md),
+    plans which forward buffers to keep and which to recompute
+    (docs/Remat.md), and rewrites the function:
+
+    - a recomputed buffer's backward uses read a `memplan.recompute` region
+      placed right before the first of them, which clones its chain (and the
+      chains of recomputed buffers it reads) from kept values only, so the
+      original buffer dies after the forward pass;
+    - a kept buffer read by the backward pass is marked with
+      `memplan.checkpoint`, and its backward uses read the checkpoint;
+    - with a budget, the function gets `memplan.budget = <bytes>`, which
+      `--memplan-verify-plan` checks against the packed arena.
+
+    The budget bounds the liveness peak of the planned buffers (the remat
+    graph's memory model); `--memplan-pipeline` keeps the promise for the
+    packed arena by re-planning with a tighter target when packing overshoots.
+
+    Options: `budget` (bytes; 0 = none), `policy` (keep-all, recompute-all,
+    every-n, cost-threshold, sqrt, budget — the default with a budget),
+    `every`, `threshold`.
+
+    Rejections (located errors; the pass fails):
+    - `unknown remat policy '...'`
+    - `policy 'budget' needs a budget`
+    - `memplan-insert-remat supports straight-line functions only, found '...'`
+    - `the budget of N bytes is infeasible for @f: the smallest budget memplan
+      can reach is M bytes`
+    and everything the lifetime analysis rejects.
+  }];
+  let options = [
+    Option<"budget", "budget", "int64_t", /*default=*/"0",
+           "Byte budget for the planned buffers of each function (0: none)">,
+    Option<"policy", "policy", "std::string", /*default=*/"\"\"",
+           "keep-all, recompute-all, every-n, cost-threshold, sqrt or budget "
+           "(default: budget with a budget, keep-all without)">,
+    Option<"every", "every", "int64_t", /*default=*/"2",
+           "every-n: keep every n-th forward buffer">,
+    Option<"threshold", "threshold", "double", /*default=*/"0.0",
+           "cost-threshold: keep forward buffers costing at least this">,
+  ];
+  let dependentDialects = ["::mlir::memplan::MemplanDialect"];
+}
+
+def MaterializeRematPass : Pass<"memplan-materialize-remat"> {
+  let summary = "Inline recompute regions and drop checkpoints";
+  let description = [{
+    Prepares a tensor-level function for bufferization: every
+    `memplan.checkpoint` is replaced by its input (it only states a decision)
+    and every `memplan.recompute` by a copy of its body placed where it
+    stands, its block arguments replaced by its inputs and its results by the
+    values it yields. The program computes the same values; recomputed ones
+    are now ordinary ops whose buffers the lifetime analysis and the packer
+    see. Rejects nothing.
+  }];
+}
+
 #endif // MEMPLAN_TRANSFORMS_PASSES

@@ -1,0 +1,201 @@
+//===- InsertRemat.cpp - Recompute saved activations under a budget -------===//
+//
+// Part of memplan.
+//
+//===----------------------------------------------------------------------===//
+
+#include "memplan/Analysis/RematGraph.h"
+#include "memplan/IR/MemplanOps.h"
+#include "memplan/Transforms/Passes.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/SetVector.h"
+
+namespace mlir {
+namespace memplan {
+#define GEN_PASS_DEF_INSERTREMATPASS
+#include "memplan/Transforms/Passes.h.inc"
+} // namespace memplan
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::memplan;
+
+namespace {
+struct InsertRematPass
+    : public memplan::impl::InsertRematPassBase<InsertRematPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    std::string name = policy.empty() ? (budget > 0 ? "budget" : "keep-all")
+                                      : std::string(policy);
+    std::optional<RematPolicy> parsed = parseRematPolicy(name);
+    if (!parsed) {
+      module.emitError("unknown remat policy '") << name << "'";
+      return signalPassFailure();
+    }
+    if (*parsed == RematPolicy::Budget && budget <= 0) {
+      module.emitError("policy 'budget' needs a budget");
+      return signalPassFailure();
+    }
+    RematOptions options;
+    options.policy = *parsed;
+    options.every = std::max<int64_t>(1, every);
+    options.threshold = threshold;
+    options.budget = budget > 0 ? uint64_t(budget) : UINT64_MAX;
+    SmallVector<FunctionOpInterface> funcs;
+    module.walk([&](FunctionOpInterface f) {
+      if (!f.isExternal())
+        funcs.push_back(f);
+    });
+    for (FunctionOpInterface func : funcs)
+      if (failed(rewrite(func, options)))
+        return signalPassFailure();
+  }
+
+  LogicalResult rewrite(FunctionOpInterface func, const RematOptions &options);
+};
+} // namespace
+
+LogicalResult InsertRematPass::rewrite(FunctionOpInterface func,
+                                       const RematOptions &options) {
+  FailureOr<FunctionRematGraph> built = FunctionRematGraph::build(func);
+  if (failed(built))
+    return failure();
+  FunctionRematGraph &g = *built;
+  size_t n = g.graph.nodes.size();
+  RematPlan plan = planRemat(g.graph, options);
+  if (budget > 0 && !plan.feasible)
+    return func.emitError("the budget of ")
+           << budget << " bytes is infeasible for @" << func.getName()
+           << ": the smallest budget memplan can reach is " << plan.smallestPeak
+           << " bytes";
+  MLIRContext *ctx = func.getContext();
+  if (budget > 0)
+    func->setAttr(MemplanDialect::getBudgetAttrName(),
+                  IntegerAttr::get(IntegerType::get(ctx, 64), budget));
+
+  Block &body = func.getFunctionBody().front();
+  DenseMap<Operation *, size_t> position;
+  for (auto [i, op] : llvm::enumerate(body))
+    position[&op] = i;
+  // Backward ops: in a backward node's chain, or outside chains after the
+  // last forward buffer is complete.
+  size_t lastForward = 0;
+  for (size_t k = 0; k < n; ++k)
+    if (!g.graph.nodes[k].backward)
+      for (Operation *op : g.chains[k])
+        lastForward = std::max(lastForward, position[op]);
+  auto isBackward = [&](Operation *user) {
+    while (user->getBlock() != &body)
+      user = user->getParentOp();
+    auto it = g.nodeOf.find(user);
+    if (it != g.nodeOf.end())
+      return g.graph.nodes[it->second].backward;
+    return position[user] > lastForward;
+  };
+  auto backwardUses = [&](size_t k) {
+    SmallVector<OpOperand *> uses;
+    for (Operation *op : g.chains[k])
+      for (Value v : op->getResults())
+        for (OpOperand &use : v.getUses())
+          if (isBackward(use.getOwner()))
+            uses.push_back(&use);
+    return uses;
+  };
+  auto topLevel = [&](Operation *op) {
+    while (op->getBlock() != &body)
+      op = op->getParentOp();
+    return op;
+  };
+
+  for (size_t k = 0; k < n; ++k) {
+    const RematNode &node = g.graph.nodes[k];
+    if (node.backward || g.external[k])
+      continue;
+    SmallVector<OpOperand *> uses = backwardUses(k);
+    if (uses.empty())
+      continue; // dead saved state: nothing backward reads it
+    if (!plan.recompute[k]) {
+      // Kept: backward uses read a checkpoint of the buffer's final value.
+      Value final = g.finals[k];
+      if (!isa<RankedTensorType>(final.getType()) ||
+          !cast<RankedTensorType>(final.getType()).hasStaticShape())
+        continue;
+      OpBuilder b(ctx);
+      b.setInsertionPointAfterValue(final);
+      auto checkpoint =
+          b.create<CheckpointOp>(final.getLoc(), final.getType(), final);
+      for (OpOperand *use : uses)
+        if (use->get() == final)
+          use->set(checkpoint.getResult());
+      continue;
+    }
+    // Recomputed: clone its chain and those of recomputed buffers it reads.
+    llvm::SetVector<size_t> slice;
+    SmallVector<size_t> work{k};
+    while (!work.empty()) {
+      size_t q = work.pop_back_val();
+      if (!slice.insert(q))
+        continue;
+      for (size_t in : g.graph.nodes[q].inputs)
+        if (plan.recompute[in] && !g.graph.nodes[in].backward &&
+            !g.external[in])
+          work.push_back(in);
+    }
+    SmallVector<Operation *> ops;
+    for (size_t q : slice)
+      llvm::append_range(ops, g.chains[q]);
+    llvm::sort(ops, [&](Operation *a, Operation *b) {
+      return position[a] < position[b];
+    });
+    llvm::SmallPtrSet<Operation *, 16> inSlice(ops.begin(), ops.end());
+    // Inputs: every value the slice reads that it does not define.
+    llvm::SetVector<Value> inputs;
+    for (Operation *op : ops)
+      op->walk([&](Operation *nested) {
+        for (Value operand : nested->getOperands()) {
+          Operation *def = operand.getDefiningOp();
+          if (def && (inSlice.count(topLevel(def)) || op->isAncestor(def)))
+            continue;
+          if (!def && op->isAncestor(operand.getParentRegion()->getParentOp()))
+            continue; // a payload block argument
+          inputs.insert(operand);
+        }
+      });
+    // The values of this buffer that backward ops read.
+    llvm::SetVector<Value> needed;
+    Operation *first = nullptr;
+    for (OpOperand *use : uses) {
+      needed.insert(use->get());
+      Operation *owner = topLevel(use->getOwner());
+      if (!first || position[owner] < position[first])
+        first = owner;
+    }
+    OpBuilder b(first);
+    SmallVector<Type> types;
+    for (Value v : needed)
+      types.push_back(v.getType());
+    auto recompute =
+        b.create<RecomputeOp>(first->getLoc(), types, inputs.getArrayRef());
+    Block *block = b.createBlock(&recompute.getBody());
+    IRMapping mapping;
+    for (Value in : inputs)
+      mapping.map(in, block->addArgument(in.getType(), in.getLoc()));
+    b.setInsertionPointToStart(block);
+    for (Operation *op : ops)
+      b.clone(*op, mapping);
+    SmallVector<Value> yielded;
+    for (Value v : needed)
+      yielded.push_back(mapping.lookup(v));
+    b.create<YieldOp>(first->getLoc(), yielded);
+    for (OpOperand *use : uses) {
+      auto it = llvm::find(needed, use->get());
+      use->set(recompute.getResult(it - needed.begin()));
+    }
+  }
+  return success();
+}
