@@ -39,6 +39,10 @@ void mlir::memplan::buildMemplanPipeline(
     InsertRematPassOptions remat;
     remat.budget = options.budget;
     remat.policy = options.policy;
+    remat.checkArena = true;
+    remat.alignment = options.alignment;
+    remat.algorithm = options.algorithm;
+    remat.timeLimit = options.timeLimit;
     pm.addPass(createInsertRematPass(remat));
   }
   pm.addPass(createMaterializeRematPass());

@@ -106,13 +106,30 @@ public:
   }
 
 private:
-  /// Makes `u` resident before the node at schedule position `now` runs.
+  /// Makes `u` resident before the node at schedule position `now` runs,
+  /// as a memplan.recompute region would: non-resident ancestors are rebuilt
+  /// as temporaries (freed once `u` exists); `u` stays until its last use.
   void ensure(size_t u, size_t now, llvm::ArrayRef<uint8_t> recompute) {
     if (resident[u])
       return;
-    for (size_t w : g.nodes[u].inputs)
-      ensure(w, now, recompute);
-    execute(u, now, std::max<int64_t>(lastUse[u], now - 1));
+    std::vector<size_t> temps;
+    materialize(u, now, temps);
+    death[u] = std::max<int64_t>(lastUse[u], int64_t(now) - 1);
+    for (size_t t : temps)
+      if (resident[t]) {
+        resident[t] = 0;
+        bytes -= g.nodes[t].bytes;
+      }
+  }
+
+  void materialize(size_t x, size_t now, std::vector<size_t> &temps) {
+    for (size_t w : g.nodes[x].inputs)
+      if (!resident[w]) {
+        materialize(w, now, temps);
+        temps.push_back(w);
+      }
+    // Alive at least while the region runs.
+    execute(x, now, INT64_MAX);
   }
 
   /// Runs `v` at schedule position `now`; its output dies after position
@@ -223,7 +240,18 @@ RematPlan mlir::memplan::planRemat(const RematGraph &graph,
   while (now.peak > options.budget) {
     size_t best = SIZE_MAX;
     double bestScore = -1;
-    for (size_t c : atPeak) {
+    // Candidates: kept forward nodes resident at the peak; once none is
+    // left, any kept forward node the backward pass reads (the order then
+    // continues towards recompute-all, still independent of the budget).
+    std::vector<size_t> candidates;
+    for (size_t c : atPeak)
+      if (!graph.nodes[c].backward && !current[c] && readByBackward[c])
+        candidates.push_back(c);
+    if (candidates.empty())
+      for (size_t c : forward)
+        if (!current[c] && readByBackward[c])
+          candidates.push_back(c);
+    for (size_t c : candidates) {
       if (graph.nodes[c].backward || current[c] || !readByBackward[c])
         continue;
       current[c] = 1;

@@ -11,6 +11,8 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
 #include "llvm/ADT/SetVector.h"
 
 namespace mlir {
@@ -57,6 +59,13 @@ struct InsertRematPass
   }
 
   LogicalResult rewrite(FunctionOpInterface func, const RematOptions &options);
+  /// Applies `plan` to `func`.
+  void apply(FunctionOpInterface func, FunctionRematGraph &g,
+             const RematPlan &plan);
+  /// The packed arena of `func` under `plan`, measured on a copy of the
+  /// module; std::nullopt if the copy fails to bufferize or pack.
+  std::optional<uint64_t> measureArena(FunctionOpInterface func,
+                                       const RematPlan &plan);
 };
 } // namespace
 
@@ -66,18 +75,91 @@ LogicalResult InsertRematPass::rewrite(FunctionOpInterface func,
   if (failed(built))
     return failure();
   FunctionRematGraph &g = *built;
-  size_t n = g.graph.nodes.size();
   RematPlan plan = planRemat(g.graph, options);
-  if (budget > 0 && !plan.feasible)
+  auto infeasible = [&](uint64_t smallest) {
     return func.emitError("the budget of ")
-           << budget << " bytes is infeasible for @" << func.getName()
-           << ": the smallest budget memplan can reach is " << plan.smallestPeak
-           << " bytes";
-  MLIRContext *ctx = func.getContext();
+           << static_cast<int64_t>(budget) << " bytes is infeasible for @"
+           << func.getName() << ": the smallest budget memplan can reach is "
+           << smallest << " bytes";
+  };
+  if (budget > 0 && !plan.feasible)
+    return infeasible(plan.smallestPeak);
+  if (budget > 0 && checkArena) {
+    // Keep the promise for the packed arena: lower the target by the
+    // overshoot until the arena fits.
+    RematOptions target = options;
+    uint64_t smallestArena = UINT64_MAX;
+    bool fits = false;
+    for (int round = 0; round < 16; ++round) {
+      std::optional<uint64_t> arena = measureArena(func, plan);
+      if (!arena)
+        return func.emitError("memplan-insert-remat could not bufferize and "
+                              "pack a copy of the module to check the budget");
+      smallestArena = std::min(smallestArena, *arena);
+      if (*arena <= uint64_t(budget)) {
+        fits = true;
+        break;
+      }
+      if (target.budget <= plan.smallestPeak)
+        break; // no tighter plan exists
+      uint64_t over = *arena - uint64_t(budget);
+      target.budget = target.budget > over + plan.smallestPeak
+                          ? target.budget - over
+                          : plan.smallestPeak;
+      plan = planRemat(g.graph, target);
+    }
+    if (!fits) {
+      // The smallest arena: the plan with the smallest peak.
+      target.budget = plan.smallestPeak;
+      if (std::optional<uint64_t> arena =
+              measureArena(func, planRemat(g.graph, target)))
+        smallestArena = std::min(smallestArena, *arena);
+      return infeasible(smallestArena);
+    }
+  }
   if (budget > 0)
     func->setAttr(MemplanDialect::getBudgetAttrName(),
-                  IntegerAttr::get(IntegerType::get(ctx, 64), budget));
+                  IntegerAttr::get(IntegerType::get(func.getContext(), 64),
+                                   static_cast<int64_t>(budget)));
+  apply(func, g, plan);
+  return success();
+}
 
+std::optional<uint64_t> InsertRematPass::measureArena(FunctionOpInterface func,
+                                                      const RematPlan &plan) {
+  auto module = func->getParentOfType<ModuleOp>();
+  OwningOpRef<ModuleOp> copy(cast<ModuleOp>(module->clone()));
+  auto copyFunc = dyn_cast_or_null<FunctionOpInterface>(
+      SymbolTable::lookupSymbolIn(*copy, func.getName()));
+  if (!copyFunc)
+    return std::nullopt;
+  FailureOr<FunctionRematGraph> g = FunctionRematGraph::build(copyFunc);
+  if (failed(g))
+    return std::nullopt;
+  apply(copyFunc, *g, plan);
+  PassManager pm(copy->getContext(), ModuleOp::getOperationName());
+  std::string pipeline =
+      "memplan-materialize-remat,one-shot-bufferize{bufferize-function-"
+      "boundaries function-boundary-type-conversion=identity-layout-map},"
+      "memplan-pack-arena{algorithm=" +
+      std::string(algorithm) + " alignment=" + std::to_string(alignment) +
+      " time-limit=" + std::to_string(timeLimit) + "}";
+  if (failed(parsePassPipeline(pipeline, pm)))
+    return std::nullopt;
+  // Diagnostics of the copy are not the user's: keep them quiet.
+  ScopedDiagnosticHandler quiet(copy->getContext(),
+                                [](Diagnostic &) { return success(); });
+  if (failed(pm.run(*copy)))
+    return std::nullopt;
+  uint64_t arena = 0;
+  copyFunc.walk([&](ArenaOp op) { arena = op.getSizeInBytes(); });
+  return arena;
+}
+
+void InsertRematPass::apply(FunctionOpInterface func, FunctionRematGraph &g,
+                            const RematPlan &plan) {
+  MLIRContext *ctx = func.getContext();
+  size_t n = g.graph.nodes.size();
   Block &body = func.getFunctionBody().front();
   DenseMap<Operation *, size_t> position;
   for (auto [i, op] : llvm::enumerate(body))
@@ -197,5 +279,4 @@ LogicalResult InsertRematPass::rewrite(FunctionOpInterface func,
       use->set(recompute.getResult(it - needed.begin()));
     }
   }
-  return success();
 }

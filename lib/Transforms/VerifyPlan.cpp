@@ -39,6 +39,13 @@ struct VerifyPlanPass
     if (arenas.size() > 1)
       return func.emitError("function has ")
              << arenas.size() << " arenas; memplan plans one per function";
+    if (auto budget = func->getAttrOfType<IntegerAttr>(
+            MemplanDialect::getBudgetAttrName());
+        budget && !arenas.empty() &&
+        arenas.front().getSizeInBytes() > budget.getInt())
+      return arenas.front().emitError("arena of ")
+             << arenas.front().getSizeInBytes()
+             << " bytes exceeds the budget of " << budget.getInt() << " bytes";
     FailureOr<FunctionLifetimes> lifetimes = FunctionLifetimes::analyze(func);
     if (failed(lifetimes))
       return failure();

@@ -50,3 +50,13 @@ func.func @returned_view() -> memref<16xf32> {
   %a = memplan.view %arena[<offset = 0, size = 64, alignment = 64>] : memref<64xi8> to memref<16xf32>
   return %a : memref<16xf32>
 }
+
+// -----
+
+func.func @over_budget(%f: f32) attributes {memplan.budget = 64 : i64} {
+  // expected-error @+1 {{arena of 128 bytes exceeds the budget of 64 bytes}}
+  %arena = memplan.arena alignment(64) : memref<128xi8>
+  %a = memplan.view %arena[<offset = 0, size = 64, alignment = 64>] : memref<128xi8> to memref<16xf32>
+  linalg.fill ins(%f : f32) outs(%a : memref<16xf32>)
+  return
+}

@@ -1,7 +1,8 @@
 //===- memplan-zoo.cpp - Training steps of common architectures -----------===//
 //
 // Part of memplan. Emits `func.func @train_step` in linalg-on-tensors —
-// forward, loss, backward by hand-derived gradient formulas, SGD update —
+// forward, loss, backward by hand-derived gradient formulas, SGD update of
+// each parameter right after its gradient is computed —
 // for an MLP, a GPT-style transformer decoder stack, a CNN with residual
 // blocks or a U-Net, built with MLIR's builders. Parameters and the batch are
 // arguments; it returns the loss and the updated parameters.
@@ -168,12 +169,22 @@ struct ModuleBuilder {
           SmallVector<Value> grads;
           Value loss = model.emit(e, bt, ps, &grads);
           SmallVector<Value> ret{loss};
-          for (auto [p, g] : llvm::zip(ps, grads))
-            ret.push_back(e.map(
+          for (auto [p, g] : llvm::zip(ps, grads)) {
+            Value updated = e.map(
                 {p, g}, [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
                   Value s = nb.create<arith::MulFOp>(nl, a[1], e.cst(nb, lr));
                   return nb.create<arith::SubFOp>(nl, a[0], s);
-                }));
+                });
+            // Apply the update as soon as the gradient exists (as optimizers
+            // fused into the backward pass do), so gradients do not pile up.
+            Operation *update = updated.getDefiningOp();
+            Operation *init = update->getOperand(2).getDefiningOp();
+            if (Operation *def = g.getDefiningOp()) {
+              init->moveAfter(def);
+              update->moveAfter(init);
+            }
+            ret.push_back(updated);
+          }
           return ret;
         });
   }

@@ -14,9 +14,10 @@
 //    nobody consumes is freed right after it is computed).
 //  * A recomputed forward output is freed after its last forward consumer
 //    (or right away when it has none). Before a backward node runs, each of
-//    its inputs that is not resident is recomputed, inputs first (an input of
-//    a recomputation that is not resident is recomputed too); a recomputed
-//    output then stays resident until its last consumer has run.
+//    its inputs that is not resident is recomputed as memplan.recompute does
+//    it: from resident values, rebuilding non-resident ancestors as
+//    temporaries that are freed once the input exists; the recomputed input
+//    then stays resident until its last consumer has run.
 //  * The peak is the most bytes resident while some node (or recomputation)
 //    runs, its inputs and output included. The cost is the sum of the costs
 //    of every execution, recomputations included.

@@ -128,8 +128,9 @@ def VerifyPlanPass : Pass<"memplan-verify-plan"> {
     Recomputes the lifetimes of every function from the IR and checks its
     plan: at most one `memplan.arena` per function, every `memplan.view`
     takes that arena, lies inside it, has an offset that is a multiple of its
-    placement's alignment, and no two views whose lifetimes overlap share a
-    byte. Changes nothing.
+    placement's alignment, no two views whose lifetimes overlap share a
+    byte, and, when the function carries `memplan.budget`, the arena is no
+    larger than the budget. Changes nothing.
 
     Rejections (located errors; the pass fails): everything the lifetime
     analysis rejects, and
@@ -138,6 +139,7 @@ def VerifyPlanPass : Pass<"memplan-verify-plan"> {
     - `view [a, b) ends past its arena of N bytes`
     - `buffers overlap in time and share bytes` on the later view, with a note
       `clashes with this buffer` on the other
+    - `arena of N bytes exceeds the budget of B bytes`
   }];
   let dependentDialects = ["::mlir::memplan::MemplanDialect"];
 }
@@ -162,8 +164,12 @@ def InsertRematPass : Pass<"memplan-insert-remat", "::mlir::ModuleOp"> {
       `--memplan-verify-plan` checks against the packed arena.
 
     The budget bounds the liveness peak of the planned buffers (the remat
-    graph's memory model); `--memplan-pipeline` keeps the promise for the
-    packed arena by re-planning with a tighter target when packing overshoots.
+    graph's memory model). With `check-arena` (set by `--memplan-pipeline`)
+    it is a promise about the packed arena: the pass materializes,
+    bufferizes and packs a copy of the module with each candidate plan and,
+    while the arena overshoots, re-plans with the target lowered by the
+    overshoot (at most 16 rounds); if even the plan with the smallest peak
+    overshoots, the error names the smallest arena memplan reached.
 
     Options: `budget` (bytes; 0 = none), `policy` (keep-all, recompute-all,
     every-n, cost-threshold, sqrt, budget — the default with a budget),
@@ -174,7 +180,8 @@ def InsertRematPass : Pass<"memplan-insert-remat", "::mlir::ModuleOp"> {
     - `policy 'budget' needs a budget`
     - `memplan-insert-remat supports straight-line functions only, found '...'`
     - `the budget of N bytes is infeasible for @f: the smallest budget memplan
-      can reach is M bytes`
+      can reach is M bytes` (M: the smallest liveness peak, or with
+      `check-arena` the smallest packed arena reached)
     and everything the lifetime analysis rejects.
   }];
   let options = [
@@ -187,6 +194,16 @@ def InsertRematPass : Pass<"memplan-insert-remat", "::mlir::ModuleOp"> {
            "every-n: keep every n-th forward buffer">,
     Option<"threshold", "threshold", "double", /*default=*/"0.0",
            "cost-threshold: keep forward buffers costing at least this">,
+    Option<"checkArena", "check-arena", "bool", /*default=*/"false",
+           "Keep the budget for the packed arena: bufferize and pack a copy "
+           "of the module, and re-plan with a tighter target while the arena "
+           "overshoots (what --memplan-pipeline does)">,
+    Option<"alignment", "alignment", "int64_t", /*default=*/"64",
+           "check-arena: the packer's alignment">,
+    Option<"algorithm", "algorithm", "std::string", /*default=*/"\"best\"",
+           "check-arena: the packer's algorithm">,
+    Option<"timeLimit", "time-limit", "double", /*default=*/"1.0",
+           "check-arena: the packer's time limit, in seconds">,
   ];
   let dependentDialects = ["::mlir::memplan::MemplanDialect"];
 }

@@ -1,0 +1,40 @@
+// RUN: memplan-opt %s -split-input-file --memplan-insert-remat="policy=recompute-all" | FileCheck %s --check-prefix=ALL
+// RUN: memplan-opt %s -split-input-file --memplan-insert-remat="policy=keep-all" | FileCheck %s --check-prefix=KEEP
+// RUN: memplan-opt %s -split-input-file --memplan-insert-remat="budget=100000" | FileCheck %s --check-prefix=BUDGET
+// Materializing gives back ordinary ops that compute the same values.
+// RUN: memplan-opt %s -split-input-file --memplan-insert-remat="policy=recompute-all" --memplan-materialize-remat | FileCheck %s --check-prefix=MAT
+
+// A two-layer step: the loss (first result) depends on %h and %o, so they
+// are forward; %g (the gradient) reads %h, so %h is saved for backward.
+// ALL-LABEL: func.func @step
+// ALL: %[[H:.*]] = linalg.exp
+// ALL: %[[R:.*]] = memplan.recompute(%{{.*}}) : (tensor<8xf32>) -> tensor<8xf32> {
+// ALL-NEXT: ^bb0(%[[X:.*]]: tensor<8xf32>):
+// ALL: linalg.exp ins(%[[X]] : tensor<8xf32>)
+// ALL: memplan.yield
+// ALL: linalg.mul ins(%{{.*}}, %[[R]] : tensor<8xf32>, tensor<8xf32>)
+// KEEP-LABEL: func.func @step
+// KEEP: %[[H:.*]] = linalg.exp
+// KEEP-NEXT: %[[K:.*]] = memplan.checkpoint %[[H]] : tensor<8xf32>
+// KEEP: linalg.mul ins(%{{.*}}, %[[K]] : tensor<8xf32>, tensor<8xf32>)
+// KEEP-NOT: memplan.recompute
+// BUDGET-LABEL: func.func @step
+// BUDGET-SAME: memplan.budget = 100000 : i64
+// MAT-LABEL: func.func @step
+// MAT-NOT: memplan.
+// MAT-COUNT-2: linalg.exp
+func.func @step(%x: tensor<8xf32>, %dy: tensor<8xf32>) -> (tensor<f32>, tensor<8xf32>) {
+  %e0 = tensor.empty() : tensor<8xf32>
+  %h = linalg.exp ins(%x : tensor<8xf32>) outs(%e0 : tensor<8xf32>) -> tensor<8xf32>
+  %z = arith.constant 0.0 : f32
+  %e1 = tensor.empty() : tensor<f32>
+  %z0 = linalg.fill ins(%z : f32) outs(%e1 : tensor<f32>) -> tensor<f32>
+  %loss = linalg.reduce ins(%h : tensor<8xf32>) outs(%z0 : tensor<f32>) dimensions = [0]
+    (%a: f32, %acc: f32) {
+      %s = arith.addf %a, %acc : f32
+      linalg.yield %s : f32
+    }
+  %e2 = tensor.empty() : tensor<8xf32>
+  %g = linalg.mul ins(%dy, %h : tensor<8xf32>, tensor<8xf32>) outs(%e2 : tensor<8xf32>) -> tensor<8xf32>
+  return %loss, %g : tensor<f32>, tensor<8xf32>
+}
