@@ -224,6 +224,14 @@ public:
   Location loc;
 };
 
+/// A K x K convolution's weight (scaled by 1/sqrt(fan-in)) and bias.
+void addConvParams(SmallVector<Param> &ps, const std::string &name, int64_t k,
+                   int64_t cin, int64_t cout) {
+  ps.push_back(
+      {name + "_w", {k, k, cin, cout}, 1.0 / std::sqrt(double(k * k * cin))});
+  ps.push_back({name + "_b", {cout}, 0.1});
+}
+
 class Cnn : public Model {
 public:
   explicit Cnn(const CnnKnobs &k) : k(k) {}
@@ -248,10 +256,7 @@ public:
   SmallVector<Param> params() const override {
     SmallVector<Param> ps;
     auto conv = [&](std::string name, int64_t kk, int64_t cin, int64_t cout) {
-      ps.push_back({name + "_w",
-                    {kk, kk, cin, cout},
-                    1.0 / std::sqrt(double(kk * kk * cin))});
-      ps.push_back({name + "_b", {cout}, 0.1});
+      addConvParams(ps, name, kk, cin, cout);
     };
     conv("stem", 3, k.inChannels, k.channels);
     int64_t c = k.channels;
@@ -390,10 +395,7 @@ public:
   SmallVector<Param> params() const override {
     SmallVector<Param> ps;
     auto conv = [&](std::string name, int64_t kk, int64_t cin, int64_t cout) {
-      ps.push_back({name + "_w",
-                    {kk, kk, cin, cout},
-                    1.0 / std::sqrt(double(kk * kk * cin))});
-      ps.push_back({name + "_b", {cout}, 0.1});
+      addConvParams(ps, name, kk, cin, cout);
     };
     int64_t cin = k.inChannels;
     for (int64_t l = 0; l <= k.levels; ++l) { // encoder levels + bottleneck
