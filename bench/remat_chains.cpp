@@ -32,9 +32,10 @@ int main() {
       allEqual &= dp == closed;
       std::printf("| %llu | %llu%s | %llu | %llu | %s | %.2f |\n",
                   (unsigned long long)n, (unsigned long long)s,
-                  s == root && s > 8 ? " (√N)" : "", (unsigned long long)(closed - (n - 1)),
-                  (unsigned long long)(dp - (n - 1)), dp == closed ? "yes" : "NO",
-                  ms);
+                  s == root && s > 8 ? " (√N)" : "",
+                  (unsigned long long)(closed - (n - 1)),
+                  (unsigned long long)(dp - (n - 1)),
+                  dp == closed ? "yes" : "NO", ms);
     }
   }
   return allEqual ? 0 : 1;

@@ -100,8 +100,8 @@ LogicalResult MemplanDialect::verifyOperationAttribute(Operation *op,
   if (attr.getName() == getBudgetAttrName()) {
     auto value = dyn_cast<IntegerAttr>(attr.getValue());
     if (!value || value.getInt() <= 0)
-      return op->emitError() << "'" << getBudgetAttrName()
-                             << "' must be a positive integer";
+      return op->emitError()
+             << "'" << getBudgetAttrName() << "' must be a positive integer";
     return success();
   }
   if (attr.getName() != getLifetimeAttrName())
