@@ -180,6 +180,62 @@ RematCost mlir::memplan::simulateRemat(const RematGraph &graph,
   return Simulator(graph).run(recompute);
 }
 
+std::vector<size_t> mlir::memplan::rematGreedyOrder(const RematGraph &graph,
+                                                    uint64_t stopAtPeak) {
+  size_t n = graph.nodes.size();
+  Simulator sim(graph);
+  // Only forward nodes read by a backward node matter (others die after the
+  // forward pass anyway).
+  std::vector<uint8_t> readByBackward(n, 0);
+  for (const RematNode &node : graph.nodes)
+    if (node.backward)
+      for (size_t u : node.inputs)
+        readByBackward[u] = 1;
+  std::vector<size_t> forward;
+  for (size_t i = 0; i < n; ++i)
+    if (!graph.nodes[i].backward && readByBackward[i])
+      forward.push_back(i);
+  std::vector<uint8_t> current(n, 0);
+  std::vector<size_t> atPeak, order;
+  RematCost now = sim.run(current, &atPeak);
+  while (now.peak > stopAtPeak) {
+    // Candidates: kept forward nodes resident at the peak; once none is
+    // left, any kept forward node the backward pass reads (the order then
+    // continues towards recompute-all).
+    std::vector<size_t> candidates;
+    for (size_t c : atPeak)
+      if (!graph.nodes[c].backward && !current[c] && readByBackward[c])
+        candidates.push_back(c);
+    if (candidates.empty())
+      for (size_t c : forward)
+        if (!current[c])
+          candidates.push_back(c);
+    size_t best = SIZE_MAX;
+    double bestScore = -1;
+    for (size_t c : candidates) {
+      current[c] = 1;
+      RematCost trial = sim.run(current);
+      current[c] = 0;
+      double gain = double(now.peak) - double(trial.peak);
+      double added = trial.cost - now.cost;
+      // Lower the peak most per unit of added cost; ties: more bytes.
+      double score = gain > 0 ? gain / (added + 1e-9) : 0;
+      if (best == SIZE_MAX || score > bestScore ||
+          (score == bestScore &&
+           graph.nodes[c].bytes > graph.nodes[best].bytes)) {
+        best = c;
+        bestScore = score;
+      }
+    }
+    if (best == SIZE_MAX)
+      break; // everything the backward pass reads is recomputed
+    current[best] = 1;
+    order.push_back(best);
+    now = sim.run(current, &atPeak);
+  }
+  return order;
+}
+
 RematPlan mlir::memplan::planRemat(const RematGraph &graph,
                                    const RematOptions &options) {
   size_t n = graph.nodes.size();
@@ -221,58 +277,16 @@ RematPlan mlir::memplan::planRemat(const RematGraph &graph,
     break;
   }
 
-  // The greedy order, independent of the budget. Only forward nodes read by
-  // a backward node matter (others die after the forward pass anyway).
-  std::vector<uint8_t> readByBackward(n, 0);
-  for (const RematNode &node : graph.nodes)
-    if (node.backward)
-      for (size_t u : node.inputs)
-        readByBackward[u] = 1;
-  std::vector<uint8_t> current(n, 0);
-  std::vector<size_t> atPeak;
-  RematCost now = sim.run(current, &atPeak);
+  // The greedy order, independent of the budget, until a prefix fits.
   struct Prefix {
     uint64_t peak;
-    double cost;
     size_t added; // node recomputed by this step (SIZE_MAX for the start)
   };
-  std::vector<Prefix> prefixes{{now.peak, now.cost, SIZE_MAX}};
-  while (now.peak > options.budget) {
-    size_t best = SIZE_MAX;
-    double bestScore = -1;
-    // Candidates: kept forward nodes resident at the peak; once none is
-    // left, any kept forward node the backward pass reads (the order then
-    // continues towards recompute-all, still independent of the budget).
-    std::vector<size_t> candidates;
-    for (size_t c : atPeak)
-      if (!graph.nodes[c].backward && !current[c] && readByBackward[c])
-        candidates.push_back(c);
-    if (candidates.empty())
-      for (size_t c : forward)
-        if (!current[c] && readByBackward[c])
-          candidates.push_back(c);
-    for (size_t c : candidates) {
-      if (graph.nodes[c].backward || current[c] || !readByBackward[c])
-        continue;
-      current[c] = 1;
-      RematCost trial = sim.run(current);
-      current[c] = 0;
-      double gain = double(now.peak) - double(trial.peak);
-      double added = trial.cost - now.cost;
-      // Lower the peak most per unit of added cost; ties: more bytes.
-      double score = gain > 0 ? gain / (added + 1e-9) : 0;
-      if (best == SIZE_MAX || score > bestScore ||
-          (score == bestScore &&
-           graph.nodes[c].bytes > graph.nodes[best].bytes)) {
-        best = c;
-        bestScore = score;
-      }
-    }
-    if (best == SIZE_MAX)
-      break; // nothing left to recompute at the peak
-    current[best] = 1;
-    now = sim.run(current, &atPeak);
-    prefixes.push_back({now.peak, now.cost, best});
+  std::vector<Prefix> prefixes{{sim.run(plan.recompute).peak, SIZE_MAX}};
+  std::vector<uint8_t> current(n, 0);
+  for (size_t node : rematGreedyOrder(graph, options.budget)) {
+    current[node] = 1;
+    prefixes.push_back({sim.run(current).peak, node});
   }
   // The shortest prefix that fits; the smallest peak of any prefix.
   plan.smallestPeak = UINT64_MAX;

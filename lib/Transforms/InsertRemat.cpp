@@ -82,40 +82,60 @@ LogicalResult InsertRematPass::rewrite(FunctionOpInterface func,
            << func.getName() << ": the smallest budget memplan can reach is "
            << smallest << " bytes";
   };
-  if (budget > 0 && !plan.feasible)
+  bool arenaMode =
+      budget > 0 && checkArena && options.policy == RematPolicy::Budget;
+  // Without the arena check the budget bounds the graph's liveness peak.
+  if (budget > 0 && !plan.feasible && !arenaMode)
     return infeasible(plan.smallestPeak);
-  if (budget > 0 && checkArena) {
-    // Keep the promise for the packed arena: lower the target by the
-    // overshoot until the arena fits.
-    RematOptions target = options;
+  if (arenaMode) {
+    // Keep the promise for the packed arena: take the first prefix of the
+    // planner's budget-independent order whose measured arena fits (so a
+    // smaller budget never gets a larger arena). Up to 48 prefixes are all
+    // measured; longer orders are sampled with a stride, then the window
+    // before the first sampled fit is scanned one by one.
+    std::vector<size_t> order = rematGreedyOrder(g.graph);
+    size_t n = g.graph.nodes.size();
+    auto prefixPlan = [&](size_t k) {
+      RematPlan p;
+      p.recompute.assign(n, 0);
+      for (size_t i = 0; i < k; ++i)
+        p.recompute[order[i]] = 1;
+      p.result = simulateRemat(g.graph, p.recompute);
+      return p;
+    };
     uint64_t smallestArena = UINT64_MAX;
-    bool fits = false;
-    for (int round = 0; round < 16; ++round) {
-      std::optional<uint64_t> arena = measureArena(func, plan);
+    auto fitsAt = [&](size_t k) -> std::optional<bool> {
+      std::optional<uint64_t> arena = measureArena(func, prefixPlan(k));
       if (!arena)
+        return std::nullopt;
+      smallestArena = std::min(smallestArena, *arena);
+      return *arena <= uint64_t(budget);
+    };
+    size_t stride = std::max<size_t>(1, (order.size() + 47) / 48);
+    std::optional<size_t> chosen;
+    size_t lastMiss = 0;
+    for (size_t k = 0;; k = std::min(k + stride, order.size())) {
+      std::optional<bool> fits = fitsAt(k);
+      if (!fits)
         return func.emitError("memplan-insert-remat could not bufferize and "
                               "pack a copy of the module to check the budget");
-      smallestArena = std::min(smallestArena, *arena);
-      if (*arena <= uint64_t(budget)) {
-        fits = true;
+      if (*fits) {
+        chosen = k;
         break;
       }
-      if (target.budget <= plan.smallestPeak)
-        break; // no tighter plan exists
-      uint64_t over = *arena - uint64_t(budget);
-      target.budget = target.budget > over + plan.smallestPeak
-                          ? target.budget - over
-                          : plan.smallestPeak;
-      plan = planRemat(g.graph, target);
+      lastMiss = k;
+      if (k == order.size())
+        break;
     }
-    if (!fits) {
-      // The smallest arena: the plan with the smallest peak.
-      target.budget = plan.smallestPeak;
-      if (std::optional<uint64_t> arena =
-              measureArena(func, planRemat(g.graph, target)))
-        smallestArena = std::min(smallestArena, *arena);
+    if (chosen && stride > 1)
+      for (size_t k = lastMiss + 1; k < *chosen; ++k)
+        if (fitsAt(k).value_or(false)) {
+          chosen = k;
+          break;
+        }
+    if (!chosen)
       return infeasible(smallestArena);
-    }
+    plan = prefixPlan(*chosen);
   }
   if (budget > 0)
     func->setAttr(MemplanDialect::getBudgetAttrName(),
@@ -223,9 +243,12 @@ void InsertRematPass::apply(FunctionOpInterface func, FunctionRematGraph &g,
       size_t q = work.pop_back_val();
       if (!slice.insert(q))
         continue;
+      // Rebuild every forward ancestor except kept ones the backward pass
+      // reads (checkpointed): reading any other original value would keep
+      // it alive into the backward pass.
       for (size_t in : g.graph.nodes[q].inputs)
-        if (plan.recompute[in] && !g.graph.nodes[in].backward &&
-            !g.external[in])
+        if (!g.graph.nodes[in].backward && !g.external[in] &&
+            (plan.recompute[in] || backwardUses(in).empty()))
           work.push_back(in);
     }
     SmallVector<Operation *> ops;

@@ -107,6 +107,14 @@ struct RematPlan {
 /// gives a larger peak nor a smaller cost.
 RematPlan planRemat(const RematGraph &graph, const RematOptions &options);
 
+/// The budget planner's order: the forward nodes it recomputes, one by one,
+/// until the peak is at most `stopAtPeak` or every forward node the backward
+/// pass reads is recomputed (`stopAtPeak` 0: the whole order). It depends on
+/// the graph only, never on a budget: any rule that takes "the first prefix
+/// of this order that fits" is monotone in the budget.
+std::vector<size_t> rematGreedyOrder(const RematGraph &graph,
+                                     uint64_t stopAtPeak = 0);
+
 } // namespace memplan
 } // namespace mlir
 

@@ -165,11 +165,13 @@ def InsertRematPass : Pass<"memplan-insert-remat", "::mlir::ModuleOp"> {
 
     The budget bounds the liveness peak of the planned buffers (the remat
     graph's memory model). With `check-arena` (set by `--memplan-pipeline`)
-    it is a promise about the packed arena: the pass materializes,
-    bufferizes and packs a copy of the module with each candidate plan and,
-    while the arena overshoots, re-plans with the target lowered by the
-    overshoot (at most 16 rounds); if even the plan with the smallest peak
-    overshoots, the error names the smallest arena memplan reached.
+    it is a promise about the packed arena: the planner's order of
+    recomputations (which never depends on the budget) is walked and each
+    prefix's plan applied to a copy of the module, which is materialized,
+    bufferized and packed; the first prefix whose arena fits is taken (all
+    prefixes up to 48, else every k-th and then the window before the first
+    fit). A smaller budget therefore never gets a larger arena. If no prefix
+    fits, the error names the smallest arena measured.
 
     Options: `budget` (bytes; 0 = none), `policy` (keep-all, recompute-all,
     every-n, cost-threshold, sqrt, budget — the default with a budget),
