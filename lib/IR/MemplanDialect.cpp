@@ -104,6 +104,12 @@ LogicalResult MemplanDialect::verifyOperationAttribute(Operation *op,
              << "'" << getBudgetAttrName() << "' must be a positive integer";
     return success();
   }
+  if (attr.getName() == getRematAttrName()) {
+    if (!isa<DictionaryAttr>(attr.getValue()))
+      return op->emitError()
+             << "'" << getRematAttrName() << "' must be a dictionary";
+    return success();
+  }
   if (attr.getName() != getLifetimeAttrName())
     return op->emitError() << "unknown memplan attribute '"
                            << attr.getName().getValue() << "'";

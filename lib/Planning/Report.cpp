@@ -35,21 +35,41 @@ mlir::memplan::writeJsonReport(llvm::StringRef path,
   Array functionsJson;
   for (const ReportFunction &f : functions) {
     Array buffers;
-    for (const ReportBuffer &b : f.buffers)
-      buffers.push_back(Object{{"id", b.id},
-                               {"name", b.name},
-                               {"size", static_cast<int64_t>(b.size)},
-                               {"offset", static_cast<int64_t>(b.offset)},
-                               {"start", b.start},
-                               {"end", b.end}});
-    functionsJson.push_back(
-        Object{{"name", f.name},
-               {"arena_bytes", static_cast<int64_t>(f.arenaBytes)},
-               {"lower_bound_bytes", static_cast<int64_t>(f.lowerBoundBytes)},
-               {"alignment", static_cast<int64_t>(f.alignment)},
-               {"algorithm", f.algorithm},
-               {"optimal", f.optimal},
-               {"buffers", std::move(buffers)}});
+    for (const ReportBuffer &b : f.buffers) {
+      Object buffer{{"id", b.id},
+                    {"name", b.name},
+                    {"size", static_cast<int64_t>(b.size)},
+                    {"offset", static_cast<int64_t>(b.offset)},
+                    {"start", b.start},
+                    {"end", b.end}};
+      if (b.recomputed)
+        buffer["recomputed"] = true;
+      buffers.push_back(std::move(buffer));
+    }
+
+    Object function{
+        {"name", f.name},
+        {"arena_bytes", static_cast<int64_t>(f.arenaBytes)},
+        {"lower_bound_bytes", static_cast<int64_t>(f.lowerBoundBytes)},
+        {"alignment", static_cast<int64_t>(f.alignment)},
+        {"algorithm", f.algorithm},
+        {"optimal", f.optimal},
+        {"buffers", std::move(buffers)}};
+    if (f.remat) {
+      Array decisions;
+      for (const RematDecision &d : f.remat->decisions)
+        decisions.push_back(
+            Object{{"value", d.value},
+                   {"decision", d.recompute ? "recompute" : "keep"},
+                   {"bytes", static_cast<int64_t>(d.bytes)},
+                   {"cost", d.cost}});
+      function["remat"] =
+          Object{{"budget_bytes", static_cast<int64_t>(f.remat->budgetBytes)},
+                 {"recompute_cost", f.remat->recomputeCost},
+                 {"baseline_cost", f.remat->baselineCost},
+                 {"decisions", std::move(decisions)}};
+    }
+    functionsJson.push_back(std::move(function));
   }
   llvm::json::Value root =
       Object{{"version", 1}, {"functions", std::move(functionsJson)}};
@@ -98,6 +118,7 @@ h2 { margin-bottom: 4px; }
 .summary { margin-bottom: 8px; }
 svg { border: 1px solid #ccc; background: #fafafa; }
 rect.buf { fill: #6fa8dc; stroke: #1c4587; stroke-width: 0.5; }
+rect.buf.rc { fill: #e69138; stroke: #783f04; }
 rect.buf:hover { fill: #f6b26b; }
 line.lb { stroke: #cc0000; stroke-dasharray: 6 3; stroke-width: 1.5; }
 line.top { stroke: #000; stroke-width: 1.5; }
@@ -128,6 +149,19 @@ text.axis { font-size: 11px; fill: #555; }
        << f.buffers.size() << " buffers, algorithm " << escapeHtml(f.algorithm)
        << (f.optimal ? ", optimal" : "") << ", alignment " << f.alignment
        << "</div>\n";
+    if (f.remat) {
+      size_t recomputed = 0;
+      for (const RematDecision &d : f.remat->decisions)
+        recomputed += d.recompute;
+      os << "<div class=\"summary\">rematerialization: " << recomputed << " of "
+         << f.remat->decisions.size()
+         << " saved values recomputed (orange), extra cost "
+         << llvm::format("%.4g", f.remat->recomputeCost) << " on "
+         << llvm::format("%.4g", f.remat->baselineCost);
+      if (f.remat->budgetBytes)
+        os << ", budget " << f.remat->budgetBytes << " B";
+      os << "</div>\n";
+    }
     if (f.buffers.empty()) {
       os << "<p>nothing planned in this function</p>\n";
       continue;
@@ -138,12 +172,12 @@ text.axis { font-size: 11px; fill: #555; }
           b.name + "\nsize " + std::to_string(b.size) + " B\noffset " +
           std::to_string(b.offset) + "\nlive [" + std::to_string(b.start) +
           ", " + std::to_string(b.end) + ")");
-      os << "<rect class=\"buf\" x=\"" << llvm::format("%.2f", x(b.start))
-         << "\" y=\"" << llvm::format("%.2f", y(double(b.offset + b.size)))
-         << "\" width=\"" << llvm::format("%.2f", (b.end - b.start) * xs)
-         << "\" height=\"" << llvm::format("%.2f", b.size * ys)
-         << "\" data-d=\"" << detail << "\"><title>" << detail
-         << "</title></rect>\n";
+      os << "<rect class=\"buf" << (b.recomputed ? " rc" : "") << "\" x=\""
+         << llvm::format("%.2f", x(b.start)) << "\" y=\""
+         << llvm::format("%.2f", y(double(b.offset + b.size))) << "\" width=\""
+         << llvm::format("%.2f", (b.end - b.start) * xs) << "\" height=\""
+         << llvm::format("%.2f", b.size * ys) << "\" data-d=\"" << detail
+         << "\"><title>" << detail << "</title></rect>\n";
     }
     os << "<line class=\"lb\" x1=\"" << margin << "\" x2=\"" << width - margin
        << "\" y1=\"" << y(f.lowerBoundBytes) << "\" y2=\""

@@ -26,6 +26,19 @@ using namespace mlir;
 using namespace mlir::memplan;
 
 namespace {
+/// "<op name> @ <file:line:col>", as in the plan report.
+std::string describeOp(Operation *op) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << op->getName() << " @ ";
+  if (auto loc = dyn_cast<FileLineColLoc>(op->getLoc()))
+    os << loc.getFilename().getValue() << ":" << loc.getLine() << ":"
+       << loc.getColumn();
+  else
+    op->getLoc().print(os);
+  return text;
+}
+
 struct InsertRematPass
     : public memplan::impl::InsertRematPassBase<InsertRematPass> {
   using Base::Base;
@@ -59,6 +72,9 @@ struct InsertRematPass
   }
 
   LogicalResult rewrite(FunctionOpInterface func, const RematOptions &options);
+  /// Records the plan as `memplan.remat` on the function, for the reports.
+  void recordDecisions(FunctionOpInterface func, FunctionRematGraph &g,
+                       const RematPlan &plan);
   /// Applies `plan` to `func`.
   void apply(FunctionOpInterface func, FunctionRematGraph &g,
              const RematPlan &plan);
@@ -137,12 +153,51 @@ LogicalResult InsertRematPass::rewrite(FunctionOpInterface func,
       return infeasible(smallestArena);
     plan = prefixPlan(*chosen);
   }
+  recordDecisions(func, g, plan);
   if (budget > 0)
     func->setAttr(MemplanDialect::getBudgetAttrName(),
                   IntegerAttr::get(IntegerType::get(func.getContext(), 64),
                                    static_cast<int64_t>(budget)));
   apply(func, g, plan);
   return success();
+}
+
+void InsertRematPass::recordDecisions(FunctionOpInterface func,
+                                      FunctionRematGraph &g,
+                                      const RematPlan &plan) {
+  MLIRContext *ctx = func.getContext();
+  Builder b(ctx);
+  SmallVector<Attribute> decisions;
+  for (size_t k = 0; k < g.graph.nodes.size(); ++k) {
+    const RematNode &node = g.graph.nodes[k];
+    if (node.backward || g.external[k] || node.bytes == 0)
+      continue;
+    // Only buffers the backward pass reads carry a decision.
+    bool read = false;
+    for (const RematNode &other : g.graph.nodes)
+      if (other.backward && llvm::is_contained(other.inputs, k))
+        read = true;
+    if (!read)
+      continue;
+    Operation *root = g.chains[k].front();
+    decisions.push_back(b.getDictionaryAttr(
+        {b.getNamedAttr("value", b.getStringAttr(describeOp(root))),
+         b.getNamedAttr(
+             "decision",
+             b.getStringAttr(plan.recompute[k] ? "recompute" : "keep")),
+         b.getNamedAttr("bytes", b.getI64IntegerAttr(node.bytes)),
+         b.getNamedAttr("cost", b.getF64FloatAttr(node.cost))}));
+  }
+  double baseline = g.graph.totalCost();
+  func->setAttr(
+      MemplanDialect::getRematAttrName(),
+      b.getDictionaryAttr(
+          {b.getNamedAttr("budget_bytes",
+                          b.getI64IntegerAttr(std::max<int64_t>(0, budget))),
+           b.getNamedAttr("recompute_cost",
+                          b.getF64FloatAttr(plan.result.cost - baseline)),
+           b.getNamedAttr("baseline_cost", b.getF64FloatAttr(baseline)),
+           b.getNamedAttr("decisions", b.getArrayAttr(decisions))}));
 }
 
 std::optional<uint64_t> InsertRematPass::measureArena(FunctionOpInterface func,
@@ -291,8 +346,13 @@ void InsertRematPass::apply(FunctionOpInterface func, FunctionRematGraph &g,
     for (Value in : inputs)
       mapping.map(in, block->addArgument(in.getType(), in.getLoc()));
     b.setInsertionPointToStart(block);
-    for (Operation *op : ops)
-      b.clone(*op, mapping);
+    for (Operation *op : ops) {
+      Operation *copy = b.clone(*op, mapping);
+      // Recomputed buffers keep this mark through bufferization (allocations
+      // take their tensor's location): reports show them as recomputed.
+      copy->setLoc(
+          NameLoc::get(StringAttr::get(ctx, kRecomputeLocName), op->getLoc()));
+    }
     SmallVector<Value> yielded;
     for (Value v : needed)
       yielded.push_back(mapping.lookup(v));

@@ -33,12 +33,54 @@ std::string describe(Operation *op) {
   std::string text;
   llvm::raw_string_ostream os(text);
   os << op->getName() << " @ ";
-  if (auto loc = dyn_cast<FileLineColLoc>(op->getLoc()))
+  Location where = op->getLoc();
+  if (auto named = dyn_cast<NameLoc>(where);
+      named && named.getName() == kRecomputeLocName)
+    where = named.getChildLoc();
+  if (auto loc = dyn_cast<FileLineColLoc>(where))
     os << loc.getFilename().getValue() << ":" << loc.getLine() << ":"
        << loc.getColumn();
   else
-    op->getLoc().print(os);
+    where.print(os);
   return text;
+}
+
+/// Whether `op` was created by rematerialization.
+bool isRecomputed(Operation *op) {
+  auto named = dyn_cast<NameLoc>(op->getLoc());
+  return named && named.getName() == kRecomputeLocName;
+}
+
+/// The remat section of the report, from the function's memplan.remat.
+std::optional<RematReport> readRemat(FunctionOpInterface func) {
+  auto dict =
+      func->getAttrOfType<DictionaryAttr>(MemplanDialect::getRematAttrName());
+  if (!dict)
+    return std::nullopt;
+  RematReport report;
+  auto getF = [&](DictionaryAttr d, StringRef key) {
+    auto f = d.getAs<FloatAttr>(key);
+    return f ? f.getValueAsDouble() : 0.0;
+  };
+  auto getI = [&](DictionaryAttr d, StringRef key) -> uint64_t {
+    auto i = d.getAs<IntegerAttr>(key);
+    return i ? i.getInt() : 0;
+  };
+  report.budgetBytes = getI(dict, "budget_bytes");
+  report.recomputeCost = getF(dict, "recompute_cost");
+  report.baselineCost = getF(dict, "baseline_cost");
+  if (auto decisions = dict.getAs<ArrayAttr>("decisions"))
+    for (auto d : decisions.getAsRange<DictionaryAttr>()) {
+      RematDecision decision;
+      if (auto v = d.getAs<StringAttr>("value"))
+        decision.value = v.str();
+      auto kind = d.getAs<StringAttr>("decision");
+      decision.recompute = kind && kind.getValue() == "recompute";
+      decision.bytes = getI(d, "bytes");
+      decision.cost = getF(d, "cost");
+      report.decisions.push_back(decision);
+    }
+  return report;
 }
 
 struct PackArenaPass : public memplan::impl::PackArenaPassBase<PackArenaPass> {
@@ -165,6 +207,7 @@ PackArenaPass::packFunction(FunctionOpInterface func, PackAlgorithm algo,
   report.arenaBytes = result.arena;
   report.lowerBoundBytes = result.lowerBound;
   report.optimal = result.optimal;
+  report.remat = readRemat(func);
 
   if (!planned.empty()) {
     Block &entry = func.getFunctionBody().front();
@@ -178,7 +221,8 @@ PackArenaPass::packFunction(FunctionOpInterface func, PackAlgorithm algo,
       auto alloc = roots[i].value.getDefiningOp<memref::AllocOp>();
       report.buffers.push_back({static_cast<int64_t>(k), describe(alloc),
                                 items[k].size, result.offsets[k],
-                                items[k].live.start, items[k].live.end});
+                                items[k].live.start, items[k].live.end,
+                                isRecomputed(alloc)});
       builder.setInsertionPoint(alloc);
       auto placement = PlacementAttr::get(
           func.getContext(), static_cast<int64_t>(result.offsets[k]),

@@ -19,6 +19,7 @@
 namespace mlir {
 namespace memplan {
 void registerTestPrintLifetimesPass();
+void registerTestPrintRematPass();
 } // namespace memplan
 } // namespace mlir
 
@@ -28,6 +29,7 @@ int main(int argc, char **argv) {
   mlir::memplan::registerMemplanConversionPasses();
   mlir::memplan::registerMemplanPipelines();
   mlir::memplan::registerTestPrintLifetimesPass();
+  mlir::memplan::registerTestPrintRematPass();
 
   mlir::DialectRegistry registry;
   mlir::registerAllDialects(registry);

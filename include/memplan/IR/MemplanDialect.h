@@ -11,4 +11,11 @@
 
 #include "memplan/IR/MemplanOpsDialect.h.inc"
 
+namespace mlir {
+namespace memplan {
+/// The location name that marks ops recomputed by memplan.recompute.
+inline constexpr llvm::StringLiteral kRecomputeLocName = "memplan.recompute";
+} // namespace memplan
+} // namespace mlir
+
 #endif // MEMPLAN_IR_MEMPLANDIALECT_H

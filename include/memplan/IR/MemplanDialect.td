@@ -30,7 +30,9 @@ def Memplan_Dialect : Dialect {
     when the operation has several results; a `unit` entry for a result that
     owns no buffer), and on a function argument the lifetime of that argument;
     `memplan.budget = <bytes>` on a function records the byte budget its
-    packed arena must respect.
+    packed arena must respect; `memplan.remat = {...}` the rematerialization
+    decisions for the plan report. Ops recomputed by `memplan.recompute`
+    carry the location name `memplan.recompute`.
   }];
   let cppNamespace = "::mlir::memplan";
   let useDefaultAttributePrinterParser = 1;
@@ -41,6 +43,8 @@ def Memplan_Dialect : Dialect {
     static ::llvm::StringRef getLifetimeAttrName() { return "memplan.lifetime"; }
     /// The discardable function attribute that records a byte budget.
     static ::llvm::StringRef getBudgetAttrName() { return "memplan.budget"; }
+    /// The discardable function attribute that records remat decisions.
+    static ::llvm::StringRef getRematAttrName() { return "memplan.remat"; }
   }];
 }
 

@@ -17,6 +17,7 @@
 #include "llvm/Support/Error.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,22 @@ struct ReportBuffer {
   uint64_t offset = 0;
   int64_t start = 0;
   int64_t end = 0;
+  /// Recomputed by rematerialization (an extension of JSON v1).
+  bool recomputed = false;
+};
+
+/// The `remat` section of a function's report.
+struct RematDecision {
+  std::string value;
+  bool recompute = false;
+  uint64_t bytes = 0;
+  double cost = 0;
+};
+struct RematReport {
+  uint64_t budgetBytes = 0;
+  double recomputeCost = 0;
+  double baselineCost = 0;
+  std::vector<RematDecision> decisions;
 };
 
 struct ReportFunction {
@@ -41,6 +58,8 @@ struct ReportFunction {
   std::string algorithm;
   bool optimal = false;
   std::vector<ReportBuffer> buffers;
+  /// Present when rematerialization ran.
+  std::optional<RematReport> remat;
 };
 
 /// Writes the JSON v1 report.

@@ -1,0 +1,18 @@
+// The plan report's remat section (JSON v1's `remat`) and recomputed buffers
+// (`"recomputed": true`) after the whole pipeline with a remat policy.
+// RUN: memplan-opt %memplan_src_root/test/Analysis/print-remat.mlir --memplan-pipeline="policy=recompute-all report=%t.json html=%t.html" -o /dev/null
+// RUN: FileCheck %s --input-file=%t.json
+// RUN: FileCheck %s --input-file=%t.html --check-prefix=HTML
+
+// CHECK: "recomputed": true
+// CHECK: "remat": {
+// CHECK-NEXT: "baseline_cost": 41,
+// CHECK-NEXT: "budget_bytes": 0,
+// CHECK-NEXT: "decisions": [
+// CHECK: "bytes": 32,
+// CHECK-NEXT: "cost": 8,
+// CHECK-NEXT: "decision": "recompute",
+// CHECK-NEXT: "value": "tensor.empty @ {{.*}}print-remat.mlir:{{[0-9]+}}:9"
+// CHECK: "recompute_cost": 24
+// HTML: rematerialization: 2 of 2 saved values recomputed (orange), extra cost 24 on 41
+// HTML: <rect class="buf rc"
