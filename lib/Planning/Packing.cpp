@@ -733,6 +733,10 @@ uint64_t packGreedy(const Segment &seg, std::vector<uint64_t> &offsets,
   }
   return best;
 }
+/// The share of the remaining time the decision search at the lower bound
+/// gets before the optimizing search.
+constexpr double kDecisionShare = 0.75;
+
 /// Segments up to this size are searched exactly by Best too.
 constexpr size_t kMaxSearchItems = 4096;
 
@@ -800,9 +804,10 @@ uint64_t packSearch(const Segment &seg, std::vector<uint64_t> &offsets,
       options.capacity ? std::max(target, *options.capacity) : target;
   if (!search || arena <= goal)
     return arena;
-  double remaining =
-      std::chrono::duration<double>(deadline.end - Clock::now()).count();
-  Deadline decisionDeadline(std::max(0.0, 0.6 * remaining));
+  auto remaining = [&] {
+    return std::chrono::duration<double>(deadline.end - Clock::now()).count();
+  };
+  Deadline decisionDeadline(std::max(0.0, kDecisionShare * remaining()));
   SearchOutcome decision =
       searchPortfolio(seg, offsets, decisionDeadline, goal, /*optimize=*/false);
   if (decision.arena <= goal)
@@ -811,6 +816,11 @@ uint64_t packSearch(const Segment &seg, std::vector<uint64_t> &offsets,
     infeasible = true;
     return arena;
   }
+  // The goal is out of reach for now: improve the incumbent by randomized
+  // reordering (a third of what is left), then search below it.
+  Deadline randomDeadline(std::max(0.0, remaining() / 3));
+  arena = std::min(arena, packGreedy(seg, offsets, randomDeadline, target,
+                                     options.seed, /*randomize=*/true));
   SearchOutcome better =
       searchPortfolio(seg, offsets, deadline, arena - 1, /*optimize=*/true);
   proven = better.exhausted;
