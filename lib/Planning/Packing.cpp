@@ -818,9 +818,16 @@ uint64_t packSearch(const Segment &seg, std::vector<uint64_t> &offsets,
   }
   // The goal is out of reach for now: improve the incumbent by randomized
   // reordering (a third of what is left), then search below it.
+  // It may be cut short with a worse packing: keep it only if better.
   Deadline randomDeadline(std::max(0.0, remaining() / 3));
-  arena = std::min(arena, packGreedy(seg, offsets, randomDeadline, target,
-                                     options.seed, /*randomize=*/true));
+  std::vector<uint64_t> trial(offsets);
+  uint64_t randomArena = packGreedy(seg, trial, randomDeadline, target,
+                                    options.seed, /*randomize=*/true);
+  if (randomArena < arena) {
+    arena = randomArena;
+    for (uint32_t id : seg.ids)
+      offsets[id] = trial[id];
+  }
   SearchOutcome better =
       searchPortfolio(seg, offsets, deadline, arena - 1, /*optimize=*/true);
   proven = better.exhausted;
