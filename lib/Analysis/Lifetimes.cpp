@@ -24,8 +24,8 @@ static bool isBufferType(Type type) {
   return isa<TensorType, BaseMemRefType>(type);
 }
 
-FailureOr<uint64_t> mlir::memplan::getCheckedStorageBytes(Location loc,
-                                                          Type type) {
+/// Ranked and static, or a located error.
+static LogicalResult checkStaticShape(Location loc, Type type) {
   auto shaped = cast<ShapedType>(type);
   if (!shaped.hasRank())
     return emitError(loc) << "unranked type " << type
@@ -33,6 +33,14 @@ FailureOr<uint64_t> mlir::memplan::getCheckedStorageBytes(Location loc,
   if (!shaped.hasStaticShape())
     return emitError(loc) << "dynamic shape " << type
                           << " is not supported: memplan plans static shapes";
+  return success();
+}
+
+FailureOr<uint64_t> mlir::memplan::getCheckedStorageBytes(Location loc,
+                                                          Type type) {
+  if (failed(checkStaticShape(loc, type)))
+    return failure();
+  auto shaped = cast<ShapedType>(type);
   if (!getElementStorageBytes(shaped.getElementType()))
     return emitError(loc) << "element type " << shaped.getElementType()
                           << " of " << type << " has no fixed bit width";
@@ -40,6 +48,22 @@ FailureOr<uint64_t> mlir::memplan::getCheckedStorageBytes(Location loc,
   if (!bytes)
     return emitError(loc) << "the size of " << type << " overflows 64 bits";
   return *bytes;
+}
+
+std::string mlir::memplan::describeOp(Operation *op) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << op->getName() << " @ ";
+  Location where = op->getLoc();
+  if (auto named = dyn_cast<NameLoc>(where);
+      named && named.getName() == kRecomputeLocName)
+    where = named.getChildLoc();
+  if (auto loc = dyn_cast<FileLineColLoc>(where))
+    os << loc.getFilename().getValue() << ":" << loc.getLine() << ":"
+       << loc.getColumn();
+  else
+    where.print(os);
+  return text;
 }
 
 int64_t FunctionLifetimes::getLastNestedStep(Operation *op) const {
@@ -179,15 +203,9 @@ LogicalResult LifetimeBuilder::addValue(Value value, Location loc) {
   // Only values that own storage need a static size (roots are checked when
   // classified, arguments here); an alias may be a dynamic or unranked view.
   if (auto arg = dyn_cast<BlockArgument>(value);
-      arg && arg.getOwner()->getParentOp() == func.getOperation()) {
-    auto shaped = cast<ShapedType>(value.getType());
-    if (!shaped.hasRank())
-      return emitError(loc) << "unranked type " << value.getType()
-                            << " is not supported: memplan plans static shapes";
-    if (!shaped.hasStaticShape())
-      return emitError(loc) << "dynamic shape " << value.getType()
-                            << " is not supported: memplan plans static shapes";
-  }
+      arg && arg.getOwner()->getParentOp() == func.getOperation() &&
+      failed(checkStaticShape(loc, value.getType())))
+    return failure();
   ids[value] = values.size();
   parent.push_back(values.size());
   values.push_back(value);

@@ -4,6 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "memplan/Analysis/Lifetimes.h"
 #include "memplan/Analysis/RematGraph.h"
 #include "memplan/IR/MemplanOps.h"
 #include "memplan/Transforms/Passes.h"
@@ -26,19 +27,6 @@ using namespace mlir;
 using namespace mlir::memplan;
 
 namespace {
-/// "<op name> @ <file:line:col>", as in the plan report.
-std::string describeOp(Operation *op) {
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  os << op->getName() << " @ ";
-  if (auto loc = dyn_cast<FileLineColLoc>(op->getLoc()))
-    os << loc.getFilename().getValue() << ":" << loc.getLine() << ":"
-       << loc.getColumn();
-  else
-    op->getLoc().print(os);
-  return text;
-}
-
 struct InsertRematPass
     : public memplan::impl::InsertRematPassBase<InsertRematPass> {
   using Base::Base;
@@ -116,7 +104,6 @@ LogicalResult InsertRematPass::rewrite(FunctionOpInterface func,
       p.recompute.assign(n, 0);
       for (size_t i = 0; i < k; ++i)
         p.recompute[order[i]] = 1;
-      p.result = simulateRemat(g.graph, p.recompute);
       return p;
     };
     uint64_t smallestArena = UINT64_MAX;
@@ -152,6 +139,7 @@ LogicalResult InsertRematPass::rewrite(FunctionOpInterface func,
     if (!chosen)
       return infeasible(smallestArena);
     plan = prefixPlan(*chosen);
+    plan.result = simulateRemat(g.graph, plan.recompute); // for the report
   }
   recordDecisions(func, g, plan);
   if (budget > 0)
@@ -167,17 +155,16 @@ void InsertRematPass::recordDecisions(FunctionOpInterface func,
                                       const RematPlan &plan) {
   MLIRContext *ctx = func.getContext();
   Builder b(ctx);
+  // Only buffers the backward pass reads carry a decision.
+  std::vector<uint8_t> readByBackward(g.graph.nodes.size(), 0);
+  for (const RematNode &node : g.graph.nodes)
+    if (node.backward)
+      for (size_t in : node.inputs)
+        readByBackward[in] = 1;
   SmallVector<Attribute> decisions;
   for (size_t k = 0; k < g.graph.nodes.size(); ++k) {
     const RematNode &node = g.graph.nodes[k];
-    if (node.backward || g.external[k] || node.bytes == 0)
-      continue;
-    // Only buffers the backward pass reads carry a decision.
-    bool read = false;
-    for (const RematNode &other : g.graph.nodes)
-      if (other.backward && llvm::is_contained(other.inputs, k))
-        read = true;
-    if (!read)
+    if (node.backward || g.external[k] || node.bytes == 0 || !readByBackward[k])
       continue;
     Operation *root = g.chains[k].front();
     decisions.push_back(b.getDictionaryAttr(
@@ -268,12 +255,19 @@ void InsertRematPass::apply(FunctionOpInterface func, FunctionRematGraph &g,
       op = op->getParentOp();
     return op;
   };
+  // The backward uses of every buffer, taken before any rewriting: once a
+  // kept buffer is checkpointed its backward uses read the checkpoint, and
+  // asking the IR again would mistake it for a buffer nothing saves.
+  std::vector<SmallVector<OpOperand *>> saved(n);
+  for (size_t k = 0; k < n; ++k)
+    if (!g.graph.nodes[k].backward && !g.external[k])
+      saved[k] = backwardUses(k);
 
   for (size_t k = 0; k < n; ++k) {
     const RematNode &node = g.graph.nodes[k];
     if (node.backward || g.external[k])
       continue;
-    SmallVector<OpOperand *> uses = backwardUses(k);
+    ArrayRef<OpOperand *> uses = saved[k];
     if (uses.empty())
       continue; // dead saved state: nothing backward reads it
     if (!plan.recompute[k]) {
@@ -303,7 +297,7 @@ void InsertRematPass::apply(FunctionOpInterface func, FunctionRematGraph &g,
       // it alive into the backward pass.
       for (size_t in : g.graph.nodes[q].inputs)
         if (!g.graph.nodes[in].backward && !g.external[in] &&
-            (plan.recompute[in] || backwardUses(in).empty()))
+            (plan.recompute[in] || saved[in].empty()))
           work.push_back(in);
     }
     SmallVector<Operation *> ops;

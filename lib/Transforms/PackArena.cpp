@@ -28,23 +28,6 @@ using namespace mlir;
 using namespace mlir::memplan;
 
 namespace {
-/// "<op name> @ <location>", the name of a buffer in reports.
-std::string describe(Operation *op) {
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  os << op->getName() << " @ ";
-  Location where = op->getLoc();
-  if (auto named = dyn_cast<NameLoc>(where);
-      named && named.getName() == kRecomputeLocName)
-    where = named.getChildLoc();
-  if (auto loc = dyn_cast<FileLineColLoc>(where))
-    os << loc.getFilename().getValue() << ":" << loc.getLine() << ":"
-       << loc.getColumn();
-  else
-    where.print(os);
-  return text;
-}
-
 /// Whether `op` was created by rematerialization.
 bool isRecomputed(Operation *op) {
   auto named = dyn_cast<NameLoc>(op->getLoc());
@@ -219,7 +202,7 @@ PackArenaPass::packFunction(FunctionOpInterface func, PackAlgorithm algo,
         func.getLoc(), arenaType, builder.getI64IntegerAttr(arenaAlignment));
     for (auto [k, i] : llvm::enumerate(planned)) {
       auto alloc = roots[i].value.getDefiningOp<memref::AllocOp>();
-      report.buffers.push_back({static_cast<int64_t>(k), describe(alloc),
+      report.buffers.push_back({static_cast<int64_t>(k), describeOp(alloc),
                                 items[k].size, result.offsets[k],
                                 items[k].live.start, items[k].live.end,
                                 isRecomputed(alloc)});

@@ -113,6 +113,11 @@ private:
   friend class LifetimeBuilder;
 };
 
+/// "<op name> @ <file:line:col>": how reports and remat decisions name the
+/// buffer an op creates (a recomputed op's `memplan.recompute` location name
+/// is looked through, so it is named like the op it copies).
+std::string describeOp(Operation *op);
+
 /// The storage bytes of a static-shaped tensor or memref type; see
 /// getStaticStorageBytes. Emits an error at `loc` and fails otherwise.
 FailureOr<uint64_t> getCheckedStorageBytes(Location loc, Type type);
