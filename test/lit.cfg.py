@@ -25,6 +25,10 @@ tool_dirs = [config.memplan_tools_dir, config.llvm_tools_dir]
 tools = ["memplan-opt", "memplan-pack", "memplan-remat", "memplan-zoo", "mlir-opt", "mlir-runner"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 
+# The `optimal` remat policy exists only when the build found CBC.
+if getattr(config, "memplan_have_cbc", False):
+    config.available_features.add("cbc")
+
 # GPU tests run only where a CUDA device answers.
 if shutil.which("nvidia-smi") and os.system("nvidia-smi -L > /dev/null 2>&1") == 0:
     config.available_features.add("cuda-gpu")

@@ -83,8 +83,10 @@ public:
   }
 
   RematCost run(llvm::ArrayRef<uint8_t> recompute,
-                std::vector<size_t> *residentAtPeak = nullptr) {
+                std::vector<size_t> *residentAtPeak = nullptr,
+                std::vector<size_t> *executions = nullptr) {
     size_t n = g.nodes.size();
+    trace = executions;
     death.assign(n, -1);
     resident.assign(n, 0);
     bytes = 0;
@@ -136,6 +138,8 @@ private:
   /// `dies`.
   void execute(size_t v, size_t now, int64_t dies) {
     const RematNode &node = g.nodes[v];
+    if (trace)
+      trace->push_back(v);
     bytes += node.bytes;
     resident[v] = 1;
     death[v] = dies;
@@ -172,12 +176,75 @@ private:
   uint64_t bytes = 0;
   RematCost result;
   std::vector<size_t> *peakSet = nullptr;
+  std::vector<size_t> *trace = nullptr;
 };
 } // namespace
 
 RematCost mlir::memplan::simulateRemat(const RematGraph &graph,
                                        llvm::ArrayRef<uint8_t> recompute) {
   return Simulator(graph).run(recompute);
+}
+
+std::vector<size_t>
+mlir::memplan::rematSchedule(const RematGraph &graph,
+                             llvm::ArrayRef<uint8_t> recompute) {
+  std::vector<size_t> executions;
+  Simulator(graph).run(recompute, nullptr, &executions);
+  return executions;
+}
+
+std::optional<std::string>
+mlir::memplan::checkSchedule(const RematGraph &graph,
+                             llvm::ArrayRef<size_t> schedule) {
+  size_t n = graph.nodes.size();
+  std::vector<uint32_t> runs(n, 0);
+  for (auto [q, v] : llvm::enumerate(schedule)) {
+    if (v >= n)
+      return "execution " + std::to_string(q) + " names no node";
+    for (size_t u : graph.nodes[v].inputs)
+      if (!runs[u])
+        return "execution " + std::to_string(q) + " (node " +
+               std::to_string(graph.nodes[v].id) + ") reads node " +
+               std::to_string(graph.nodes[u].id) + " before it has run";
+    ++runs[v];
+  }
+  for (size_t v = 0; v < n; ++v) {
+    if (!runs[v])
+      return "node " + std::to_string(graph.nodes[v].id) + " never runs";
+    if (graph.nodes[v].backward && runs[v] != 1)
+      return "backward node " + std::to_string(graph.nodes[v].id) +
+             " runs more than once";
+  }
+  return std::nullopt;
+}
+
+RematCost mlir::memplan::simulateSchedule(const RematGraph &graph,
+                                          llvm::ArrayRef<size_t> schedule) {
+  size_t m = schedule.size();
+  // The position of each instance's last read (its own position when
+  // nothing reads it), then the instances freed after each position.
+  std::vector<int64_t> latest(graph.nodes.size(), -1);
+  std::vector<size_t> end(m);
+  for (size_t q = 0; q < m; ++q) {
+    end[q] = q;
+    for (size_t u : graph.nodes[schedule[q]].inputs)
+      end[latest[u]] = q;
+    latest[schedule[q]] = q;
+  }
+  std::vector<std::vector<size_t>> freedAfter(m);
+  for (size_t p = 0; p < m; ++p)
+    freedAfter[end[p]].push_back(p);
+  RematCost result;
+  uint64_t bytes = 0;
+  for (size_t q = 0; q < m; ++q) {
+    const RematNode &node = graph.nodes[schedule[q]];
+    bytes += node.bytes;
+    result.cost += node.cost;
+    result.peak = std::max(result.peak, bytes);
+    for (size_t p : freedAfter[q])
+      bytes -= graph.nodes[schedule[p]].bytes;
+  }
+  return result;
 }
 
 std::vector<size_t> mlir::memplan::rematGreedyOrder(const RematGraph &graph,

@@ -19,6 +19,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "memplan/Planning/Remat.h"
+#include "memplan/Planning/RematMILP.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/Support/CommandLine.h"
@@ -52,7 +53,8 @@ static cl::opt<std::string>
 static cl::opt<std::string> policyName(
     "policy",
     cl::desc("keep-all | recompute-all | every-n | cost-threshold | sqrt | "
-             "budget (default: budget with --budget, keep-all without)"),
+             "budget | optimal (default: budget with --budget, keep-all "
+             "without)"),
     cl::cat(category));
 static cl::opt<uint64_t>
     every("every", cl::desc("every-n: keep every N-th forward node"),
@@ -61,6 +63,13 @@ static cl::opt<double>
     threshold("threshold",
               cl::desc("cost-threshold: keep forward nodes costing >= C"),
               cl::init(0), cl::cat(category));
+
+static cl::opt<double> timeLimit(
+    "time-limit",
+    cl::desc("optimal: seconds the MILP solver may take (default 60); when "
+             "it stops early the best schedule found is reported with "
+             "optimal=no"),
+    cl::init(60), cl::cat(category));
 
 [[noreturn]] static void fail(const Twine &message) {
   errs() << "memplan-remat: error: " << message << "\n";
@@ -165,60 +174,115 @@ int main(int argc, char **argv) {
     fail("--budget '" + budgetText + "' is not a byte count");
   std::string name = policyName.empty() ? (haveBudget ? "budget" : "keep-all")
                                         : std::string(policyName);
-  std::optional<RematPolicy> policy = parseRematPolicy(name);
+  bool milp = name == "optimal";
+  std::optional<RematPolicy> policy =
+      milp ? RematPolicy::Budget : parseRematPolicy(name);
   if (!policy) {
-    if (name == "chain" || name == "optimal")
-      fail("policy '" + name +
-           "' is not available in memplan-remat yet (the chain DP is in the "
-           "Planning library, include/memplan/Planning/Chain.h; see "
-           "docs/Remat.md)");
+    if (name == "chain")
+      fail("policy 'chain' is not available in memplan-remat yet (the chain "
+           "DP is in the Planning library, include/memplan/Planning/Chain.h; "
+           "see docs/Remat.md)");
     fail("unknown policy '" + name +
-         "' (expected keep-all, recompute-all, every-n, cost-threshold, sqrt "
-         "or budget)");
+         "' (expected keep-all, recompute-all, every-n, cost-threshold, sqrt, "
+         "budget or optimal)");
   }
-  if (*policy == RematPolicy::Budget && !haveBudget)
-    fail("policy 'budget' needs --budget");
+  if ((*policy == RematPolicy::Budget) && !haveBudget)
+    fail("policy '" + name + "' needs --budget");
+  if (milp && !rematMILPAvailable())
+    fail("policy 'optimal' needs the MILP solver, and this build has none "
+         "(install coinor-libcbc-dev and reconfigure)");
+  if (!(timeLimit > 0))
+    fail("--time-limit must be positive");
   if (every == 0)
     fail("--every must be positive");
   options.policy = *policy;
   options.every = every;
   options.threshold = threshold;
 
+  // What every policy reports: executions per node, cost, peak.
+  std::vector<size_t> schedule;
+  RematCost result;
+  std::string optimal = "unknown";
   auto begin = std::chrono::steady_clock::now();
+  // The greedy planner: the plan of `budget`, the incumbent offered to the
+  // MILP, and the smallest budget named when one is infeasible.
   RematPlan plan = planRemat(graph, options);
+  double baseline = graph.totalCost();
+  if (milp) {
+    RematMILPResult solved =
+        solveRematMILP(graph, options.budget, timeLimit,
+                       plan.feasible ? rematSchedule(graph, plan.recompute)
+                                     : std::vector<size_t>());
+    using Status = RematMILPResult::Status;
+    if (solved.status == Status::Infeasible) {
+      errs() << "memplan-remat: the budget of " << options.budget
+             << " bytes is infeasible: no schedule fits (proven by the MILP); "
+                "the smallest budget memplan's greedy planner reaches is "
+             << plan.smallestPeak << " bytes\n";
+      return 1;
+    }
+    if (solved.status == Status::NoSolution) {
+      errs() << "memplan-remat: the MILP found no schedule within "
+             << format("%g", double(timeLimit))
+             << " s (raise --time-limit); the greedy planner's smallest "
+                "budget is "
+             << plan.smallestPeak << " bytes\n";
+      return 1;
+    }
+    schedule = std::move(solved.schedule);
+    if (std::optional<std::string> error = checkSchedule(graph, schedule)) {
+      errs() << "memplan-remat: internal error: the MILP's schedule is "
+                "invalid: "
+             << *error << "\n";
+      return 2;
+    }
+    result = solved.result;
+    optimal = solved.status == Status::Optimal ? "yes" : "no";
+  } else {
+    schedule = rematSchedule(graph, plan.recompute);
+    result = plan.result;
+    // Without recomputation the cost is the baseline, which nothing beats.
+    if (result.cost == baseline)
+      optimal = "yes";
+  }
   double ms = std::chrono::duration<double, std::milli>(
                   std::chrono::steady_clock::now() - begin)
                   .count();
-  double baseline = graph.totalCost();
+  std::vector<uint32_t> runs(graph.nodes.size(), 0);
+  for (size_t v : schedule)
+    ++runs[v];
   if (!outputPath.empty()) {
     json::Array decisions;
     for (auto [i, node] : llvm::enumerate(graph.nodes))
-      decisions.push_back(
-          json::Object{{"id", node.id},
-                       {"decision", plan.recompute[i] ? "recompute" : "keep"}});
-    json::Value out = json::Object{{"policy", name},
-                                   {"cost", plan.result.cost},
-                                   {"baseline_cost", baseline},
-                                   {"peak", int64_t(plan.result.peak)},
-                                   {"decisions", std::move(decisions)}};
+      decisions.push_back(json::Object{
+          {"id", node.id}, {"decision", runs[i] > 1 ? "recompute" : "keep"}});
+    json::Object out{{"policy", name},
+                     {"cost", result.cost},
+                     {"baseline_cost", baseline},
+                     {"peak", int64_t(result.peak)},
+                     {"decisions", std::move(decisions)}};
+    // The MILP may store intermediate states while recomputing: the
+    // decisions alone do not say when; the schedule does.
+    if (milp) {
+      json::Array ids;
+      for (size_t v : schedule)
+        ids.push_back(graph.nodes[v].id);
+      out["schedule"] = std::move(ids);
+    }
     std::error_code ec;
     raw_fd_ostream os(outputPath, ec, sys::fs::OF_Text);
     if (ec)
       fail("cannot write '" + outputPath + "': " + ec.message());
-    os << formatv("{0:2}", out) << "\n";
+    os << formatv("{0:2}", json::Value(std::move(out))) << "\n";
   }
-  // Without recomputation the cost is the baseline, which nothing beats.
-  bool optimal = plan.result.cost == baseline;
-  outs() << "cost=" << format("%g", plan.result.cost)
+  outs() << "cost=" << format("%g", result.cost)
          << " baseline_cost=" << format("%g", baseline) << " overhead="
-         << format("%.4f", baseline > 0
-                               ? (plan.result.cost - baseline) / baseline
-                               : 0.0)
-         << " peak=" << plan.result.peak << " budget="
+         << format("%.4f",
+                   baseline > 0 ? (result.cost - baseline) / baseline : 0.0)
+         << " peak=" << result.peak << " budget="
          << (haveBudget ? std::to_string(options.budget) : std::string("none"))
-         << " optimal=" << (optimal ? "yes" : "unknown")
-         << " time_ms=" << format("%.1f", ms) << "\n";
-  if (haveBudget && plan.result.peak > options.budget) {
+         << " optimal=" << optimal << " time_ms=" << format("%.1f", ms) << "\n";
+  if (haveBudget && result.peak > options.budget) {
     errs() << "memplan-remat: the budget of " << options.budget
            << " bytes is infeasible for policy '" << name
            << "': the smallest budget memplan reaches is "

@@ -66,6 +66,27 @@ struct RematCost {
 RematCost simulateRemat(const RematGraph &graph,
                         llvm::ArrayRef<uint8_t> recompute);
 
+/// The executions simulateRemat performs for the plan, in order (node
+/// indices; a recomputed node appears more than once).
+std::vector<size_t> rematSchedule(const RematGraph &graph,
+                                  llvm::ArrayRef<uint8_t> recompute);
+
+/// A general schedule: node indices in execution order, a node possibly more
+/// than once (the form the `chain` and `optimal` solvers produce, which may
+/// store intermediate checkpoints while recomputing). Checks that every node
+/// runs, backward nodes exactly once, and every input has run before each
+/// execution that reads it; returns a message or std::nullopt.
+std::optional<std::string> checkSchedule(const RematGraph &graph,
+                                         llvm::ArrayRef<size_t> schedule);
+
+/// Executes a valid schedule: each execution allocates its output; a read
+/// uses the latest instance of the input; an instance is freed after the
+/// last execution that reads it before its node runs again (right after it
+/// is computed when nothing reads it). The peak counts, as in the memory
+/// model above, the inputs and the output of the running execution.
+RematCost simulateSchedule(const RematGraph &graph,
+                           llvm::ArrayRef<size_t> schedule);
+
 enum class RematPolicy {
   KeepAll,
   RecomputeAll,

@@ -1,0 +1,86 @@
+//===- RematMILP.h - Optimal rematerialization by MILP ----------*- C++ -*-===//
+//
+// Part of memplan. IR-free: depends on LLVM Support and, when the build finds
+// it, COIN-OR CBC (Debian's coinor-libcbc-dev). Without CBC the solver
+// reports Status::Unavailable and everything else works.
+//
+//===----------------------------------------------------------------------===//
+//
+// A Checkmate-style formulation (Jain et al., MLSys 2020) in memplan's memory
+// model (Remat.h). Stage t runs node t last, after recomputing any forward
+// nodes i < t it chooses, in index order:
+//
+//   R[t][i] in {0,1}  node i runs in stage t (R[t][t] = 1; backward nodes run
+//                     only in their own stage);
+//   S[t][i] in {0,1}  the output of i < t is resident when stage t begins;
+//   F[t][i][k] in [0,1]  the output of i (an input of k, or k itself) is
+//                     freed right after k runs in stage t;
+//   U[t][k] >= 0      bytes resident while k runs in stage t.
+//
+//   minimize  sum cost(i) R[t][i]
+//   subject to
+//     R[t][k] <= R[t][i] + S[t][i]          i an input of k (inputs present)
+//     S[t+1][i] <= S[t][i] + R[t][i]        (only what is resident is kept)
+//     F[t][i][k] <= R[t][k], F <= 1 - S[t+1][i], F <= 1 - R[t][j]
+//                                           for every reader j of i with
+//                                           k < j <= t (free only when dead)
+//     U[t][first] = sum bytes(i) S[t][i] + bytes(first) R[t][first]
+//     U[t][k'] = U[t][k] - sum bytes(i) F[t][i][k] + bytes(k') R[t][k']
+//     U[t][k] <= budget
+//
+// Its schedules include every keep/recompute plan of planRemat (and
+// multi-level ones that store intermediate states while recomputing), so its
+// optimum is what memplan's other policies are measured against. The
+// returned schedule is re-executed by simulateSchedule, whose peak (frees as
+// early as possible) never exceeds the model's U.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MEMPLAN_PLANNING_REMATMILP_H
+#define MEMPLAN_PLANNING_REMATMILP_H
+
+#include "memplan/Planning/Remat.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace mlir {
+namespace memplan {
+
+struct RematMILPResult {
+  enum class Status {
+    /// The schedule is optimal (proven by the solver).
+    Optimal,
+    /// A schedule fits; the time limit stopped the proof.
+    Feasible,
+    /// No schedule fits the budget (proven).
+    Infeasible,
+    /// The time limit passed before any schedule was found.
+    NoSolution,
+    /// Built without CBC.
+    Unavailable,
+  };
+  Status status = Status::Unavailable;
+  /// The schedule found (Optimal or Feasible), node indices in order.
+  std::vector<size_t> schedule;
+  /// The schedule executed by simulateSchedule.
+  RematCost result;
+  /// The solver's lower bound on the optimal cost.
+  double lowerBound = 0;
+  size_t variables = 0, constraints = 0;
+};
+
+/// Whether this build has the MILP solver (CBC).
+bool rematMILPAvailable();
+
+/// Solves the formulation above for `budget` bytes within `timeLimitSeconds`
+/// (wall clock). `start`, when given, is a schedule offered to the solver as
+/// its first incumbent (for instance planRemat's, via rematSchedule).
+RematMILPResult solveRematMILP(const RematGraph &graph, uint64_t budget,
+                               double timeLimitSeconds,
+                               llvm::ArrayRef<size_t> start = {});
+
+} // namespace memplan
+} // namespace mlir
+
+#endif // MEMPLAN_PLANNING_REMATMILP_H

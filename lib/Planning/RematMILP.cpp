@@ -1,0 +1,337 @@
+//===- RematMILP.cpp - Optimal rematerialization by MILP ------------------===//
+//
+// Part of memplan. IR-free: LLVM Support, and CBC when the build has it.
+//
+//===----------------------------------------------------------------------===//
+
+#include "memplan/Planning/RematMILP.h"
+
+#ifdef MEMPLAN_HAVE_CBC
+#include "coin/Cbc_C_Interface.h"
+#endif
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/STLExtras.h"
+
+#include <algorithm>
+#include <string>
+
+using namespace mlir::memplan;
+
+#ifndef MEMPLAN_HAVE_CBC
+
+bool mlir::memplan::rematMILPAvailable() { return false; }
+
+RematMILPResult mlir::memplan::solveRematMILP(const RematGraph &, uint64_t,
+                                              double, llvm::ArrayRef<size_t>) {
+  return RematMILPResult();
+}
+
+#else
+
+bool mlir::memplan::rematMILPAvailable() { return true; }
+
+namespace {
+/// Builds the model column by column and row by row through CBC's C API.
+class Formulation {
+public:
+  Formulation(const RematGraph &g, uint64_t budget) : g(g), n(g.nodes.size()) {
+    model = Cbc_newModel();
+    Cbc_setLogLevel(model, 0);
+    readers.resize(n);
+    inputs.resize(n);
+    for (size_t v = 0; v < n; ++v) {
+      std::vector<size_t> in = g.nodes[v].inputs;
+      llvm::sort(in);
+      in.erase(std::unique(in.begin(), in.end()), in.end());
+      inputs[v] = in;
+      for (size_t u : in)
+        readers[u].push_back(v);
+    }
+    // Bytes in units of the budget keep the coefficients near 1.
+    scale = budget ? 1.0 / double(budget) : 1.0;
+    capacity = budget ? 1.0 : 0.0;
+    build();
+  }
+  ~Formulation() { Cbc_deleteModel(model); }
+
+  RematMILPResult solve(double seconds, llvm::ArrayRef<size_t> start) {
+    RematMILPResult out;
+    out.variables = columns;
+    out.constraints = rows;
+    if (!start.empty())
+      offerStart(start);
+    Cbc_setMaximumSeconds(model, std::max(seconds, 0.01));
+    Cbc_setParameter(model, "threads", "1");
+    Cbc_solve(model);
+    double constant = 0;
+    for (const RematNode &node : g.nodes)
+      constant += node.cost;
+    out.lowerBound = Cbc_getBestPossibleObjValue(model) + constant;
+    bool proven = Cbc_isProvenOptimal(model);
+    const double *x = Cbc_numberSavedSolutions(model) > 0 || proven
+                          ? Cbc_getColSolution(model)
+                          : nullptr;
+    if (Cbc_isProvenInfeasible(model)) {
+      out.status = RematMILPResult::Status::Infeasible;
+      return out;
+    }
+    if (!x) {
+      out.status = RematMILPResult::Status::NoSolution;
+      return out;
+    }
+    for (size_t t = 0; t < n; ++t) {
+      for (auto [i, col] : R[t])
+        if (x[col] > 0.5)
+          out.schedule.push_back(i);
+      out.schedule.push_back(t);
+    }
+    out.result = simulateSchedule(g, out.schedule);
+    out.status = proven ? RematMILPResult::Status::Optimal
+                        : RematMILPResult::Status::Feasible;
+    if (proven)
+      out.lowerBound = out.result.cost;
+    return out;
+  }
+
+private:
+  int addColumn(const std::string &name, double ub, double cost, bool integer) {
+    Cbc_addCol(model, name.c_str(), 0.0, ub, cost, integer, 0, nullptr,
+               nullptr);
+    return int(columns++);
+  }
+  void addRow(llvm::ArrayRef<int> cols, llvm::ArrayRef<double> coefs,
+              char sense, double rhs) {
+    Cbc_addRow(model, "", int(cols.size()), cols.data(), coefs.data(), sense,
+               rhs);
+    ++rows;
+  }
+  /// Column of R[t][i] (i < t), or -1 when i never runs in stage t.
+  int rCol(size_t t, size_t i) const {
+    auto it = llvm::find_if(R[t], [&](auto &p) { return p.first == i; });
+    return it == R[t].end() ? -1 : it->second;
+  }
+  int sCol(size_t t, size_t i) const {
+    if (t >= n)
+      return -1;
+    auto it = S[t].find(i);
+    return it == S[t].end() ? -1 : it->second;
+  }
+
+  void build() {
+    R.resize(n);
+    S.resize(n);
+    // R[t][i]: forward i < t. S[t][i]: i < t read by some node >= t.
+    for (size_t t = 0; t < n; ++t)
+      for (size_t i = 0; i < t; ++i) {
+        if (!g.nodes[i].backward)
+          R[t].push_back(
+              {i, addColumn("R_" + std::to_string(t) + "_" + std::to_string(i),
+                            1, g.nodes[i].cost, true)});
+        if (!readers[i].empty() && readers[i].back() >= t)
+          S[t][i] = addColumn(
+              "S_" + std::to_string(t) + "_" + std::to_string(i), 1, 0, true);
+      }
+    for (size_t t = 0; t < n; ++t)
+      buildStage(t);
+  }
+
+  void buildStage(size_t t) {
+    // Executions of the stage in order: (node, column of R or -1 for t).
+    std::vector<std::pair<size_t, int>> steps(R[t].begin(), R[t].end());
+    steps.push_back({t, -1});
+    // Inputs present: R[t][k] <= R[t][i] + S[t][i].
+    for (auto [k, rk] : steps)
+      for (size_t i : inputs[k]) {
+        llvm::SmallVector<int, 3> cols;
+        llvm::SmallVector<double, 3> coefs;
+        double rhs = 0;
+        if (rk >= 0) {
+          cols.push_back(rk);
+          coefs.push_back(1);
+        } else {
+          rhs = -1;
+        }
+        if (int c = rCol(t, i); c >= 0) {
+          cols.push_back(c);
+          coefs.push_back(-1);
+        }
+        if (int c = sCol(t, i); c >= 0) {
+          cols.push_back(c);
+          coefs.push_back(-1);
+        }
+        addRow(cols, coefs, 'L', rhs);
+      }
+    // Kept only if resident: S[t+1][i] <= S[t][i] + R[t][i].
+    if (t + 1 < n)
+      for (auto [i, col] : S[t + 1]) {
+        if (i == t)
+          continue;
+        llvm::SmallVector<int, 3> cols{col};
+        llvm::SmallVector<double, 3> coefs{1};
+        if (int c = sCol(t, i); c >= 0) {
+          cols.push_back(c);
+          coefs.push_back(-1);
+        }
+        if (int c = rCol(t, i); c >= 0) {
+          cols.push_back(c);
+          coefs.push_back(-1);
+        }
+        addRow(cols, coefs, 'L', 0);
+      }
+    // Memory along the stage.
+    int previousU = -1;
+    std::vector<std::pair<int, double>> previousFrees;
+    std::string stage = std::to_string(t);
+    for (auto [pos, step] : llvm::enumerate(steps)) {
+      auto [k, rk] = step;
+      int u =
+          addColumn("U_" + stage + "_" + std::to_string(k), capacity, 0, false);
+      // U = [previous U - frees | kept] + bytes(k) R[t][k].
+      llvm::SmallVector<int> cols{u};
+      llvm::SmallVector<double> coefs{1};
+      double rhs = 0;
+      if (previousU < 0) {
+        for (auto [i, col] : S[t]) {
+          cols.push_back(col);
+          coefs.push_back(-bytes(i));
+        }
+      } else {
+        cols.push_back(previousU);
+        coefs.push_back(-1);
+        for (auto [col, b] : previousFrees) {
+          cols.push_back(col);
+          coefs.push_back(b);
+        }
+      }
+      if (rk >= 0) {
+        cols.push_back(rk);
+        coefs.push_back(-bytes(k));
+      } else {
+        rhs = bytes(k);
+      }
+      addRow(cols, coefs, 'E', rhs);
+      previousU = u;
+      previousFrees.clear();
+      if (pos + 1 == steps.size())
+        break; // nothing runs after t in this stage
+      // Frees after k: its inputs and itself.
+      llvm::SmallVector<size_t> candidates(inputs[k].begin(), inputs[k].end());
+      candidates.push_back(k);
+      for (size_t i : candidates) {
+        // A reader of i later in the stage forbids the free; node t
+        // always runs, so a reader t makes it impossible.
+        llvm::SmallVector<int> laterReaders;
+        bool impossible = false;
+        for (size_t j : readers[i]) {
+          if (j <= k || j > t)
+            continue;
+          if (j == t) {
+            impossible = true;
+            break;
+          }
+          if (int c = rCol(t, j); c >= 0)
+            laterReaders.push_back(c);
+        }
+        if (impossible)
+          continue;
+        int f = addColumn("F_" + stage + "_" + std::to_string(i) + "_" +
+                              std::to_string(k),
+                          1, 0, false);
+        if (rk >= 0)
+          addRow({f, rk}, {1, -1}, 'L', 0);
+        if (int c = sCol(t + 1, i); c >= 0)
+          addRow({f, c}, {1, 1}, 'L', 1);
+        for (int c : laterReaders)
+          addRow({f, c}, {1, 1}, 'L', 1);
+        previousFrees.push_back({f, bytes(i)});
+      }
+    }
+  }
+
+  /// Offers `schedule` (each stage reordered by index) as the first
+  /// incumbent; CBC completes the continuous columns and drops it if it
+  /// does not fit.
+  void offerStart(llvm::ArrayRef<size_t> schedule) {
+    // Stage t ends with the first execution of node t.
+    std::vector<std::vector<size_t>> stages(n);
+    std::vector<uint8_t> ran(n, 0);
+    size_t t = 0;
+    for (size_t v : schedule) {
+      if (!ran[v]) {
+        if (v != t)
+          return; // not a stage-ordered schedule
+        ran[v] = 1;
+        ++t;
+        continue;
+      }
+      if (t >= n)
+        return;
+      stages[t].push_back(v);
+    }
+    std::vector<size_t> ordered;
+    std::vector<std::pair<std::string, double>> values;
+    for (size_t s = 0; s < n; ++s) {
+      llvm::sort(stages[s]);
+      if (std::adjacent_find(stages[s].begin(), stages[s].end()) !=
+          stages[s].end())
+        return; // the same node twice in one stage
+      for (size_t i : stages[s]) {
+        if (rCol(s, i) < 0)
+          return;
+        values.push_back(
+            {"R_" + std::to_string(s) + "_" + std::to_string(i), 1});
+        ordered.push_back(i);
+      }
+      ordered.push_back(s);
+    }
+    // S[t][i]: the instance of i alive when stage t begins is read later.
+    std::vector<int64_t> latest(n, -1);
+    std::vector<size_t> end(ordered.size()), stageOf(ordered.size());
+    std::vector<size_t> stageStart(n);
+    for (size_t q = 0, s = 0; q < ordered.size(); ++q) {
+      stageOf[q] = s;
+      end[q] = q;
+      for (size_t u : inputs[ordered[q]])
+        end[latest[u]] = q;
+      latest[ordered[q]] = q;
+      if (ordered[q] == s)
+        ++s;
+    }
+    for (size_t q = ordered.size(); q-- > 0;)
+      stageStart[stageOf[q]] = q;
+    for (size_t p = 0; p < ordered.size(); ++p)
+      for (size_t s = stageOf[p] + 1; s < n && stageStart[s] <= end[p]; ++s)
+        if (sCol(s, ordered[p]) >= 0)
+          values.push_back(
+              {"S_" + std::to_string(s) + "_" + std::to_string(ordered[p]), 1});
+    std::vector<const char *> names;
+    std::vector<double> xs;
+    for (auto &[name, value] : values) {
+      names.push_back(name.c_str());
+      xs.push_back(value);
+    }
+    Cbc_setMIPStart(model, int(names.size()), names.data(), xs.data());
+  }
+
+  double bytes(size_t i) const { return double(g.nodes[i].bytes) * scale; }
+
+  const RematGraph &g;
+  size_t n;
+  Cbc_Model *model = nullptr;
+  std::vector<std::vector<size_t>> readers, inputs;
+  std::vector<std::vector<std::pair<size_t, int>>> R;
+  std::vector<llvm::DenseMap<size_t, int>> S;
+  double scale = 1, capacity = 0;
+  size_t columns = 0, rows = 0;
+};
+} // namespace
+
+RematMILPResult mlir::memplan::solveRematMILP(const RematGraph &graph,
+                                              uint64_t budget,
+                                              double timeLimitSeconds,
+                                              llvm::ArrayRef<size_t> start) {
+  return Formulation(graph, budget).solve(timeLimitSeconds, start);
+}
+
+#endif
