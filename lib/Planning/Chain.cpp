@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <functional>
 #include <limits>
 #include <numeric>
 
@@ -68,7 +69,8 @@ mlir::memplan::planWeightedChain(const WeightedChain &chain,
   // Discretize memory: the gcd of the sizes, coarsened to fit the table.
   uint64_t unit = 0;
   for (uint64_t s : chain.size)
-    unit = std::gcd(unit, std::max<uint64_t>(s, 1));
+    unit = std::gcd(unit, s); // zero sizes (a free input) do not constrain
+  unit = std::max<uint64_t>(unit, 1);
   auto units = [&](uint64_t bytes) { return (bytes + unit - 1) / unit; };
   // Sizes round up to the unit and the budget down: the plan never needs
   // more bytes than the budget.
@@ -120,6 +122,29 @@ mlir::memplan::planWeightedChain(const WeightedChain &chain,
     }
   }
   plan.forwardCost = opt[at(0, n, m)];
+  // The reversal, by the same recursion the table was built with.
+  std::function<void(size_t, size_t, size_t)> reverse = [&](size_t i, size_t j,
+                                                            size_t mem) {
+    if (j - i == 1) {
+      plan.actions.push_back({ChainAction::Reverse, i});
+      return;
+    }
+    uint32_t mid = split[at(i, j, mem)];
+    if (mid == 0) {
+      // Only x_i stored: advance from it to each state in turn.
+      for (size_t t = j; t-- > i;) {
+        for (size_t k = i; k < t; ++k)
+          plan.actions.push_back({ChainAction::Advance, k});
+        plan.actions.push_back({ChainAction::Reverse, t});
+      }
+      return;
+    }
+    for (size_t k = i; k < mid; ++k)
+      plan.actions.push_back({ChainAction::Advance, k});
+    reverse(mid, j, mem - w[i]);
+    reverse(i, mid, mem);
+  };
+  reverse(0, n, m);
   // The first forward sweep stores the splits along the right spine.
   size_t i = 0, mem = m;
   plan.stored.push_back(0);

@@ -247,6 +247,39 @@ RematCost mlir::memplan::simulateSchedule(const RematGraph &graph,
   return result;
 }
 
+std::vector<size_t>
+mlir::memplan::pruneSchedule(const RematGraph &graph,
+                             llvm::ArrayRef<size_t> schedule) {
+  std::vector<size_t> current(schedule.begin(), schedule.end());
+  for (bool changed = true; changed;) {
+    changed = false;
+    std::vector<uint32_t> runs(graph.nodes.size(), 0);
+    for (size_t v : current)
+      ++runs[v];
+    // An instance nobody reads: no read of its node before the node runs
+    // again (or the schedule ends).
+    std::vector<int64_t> latest(graph.nodes.size(), -1);
+    std::vector<uint8_t> read(current.size(), 0);
+    for (size_t q = 0; q < current.size(); ++q) {
+      for (size_t u : graph.nodes[current[q]].inputs)
+        read[latest[u]] = 1;
+      latest[current[q]] = q;
+    }
+    std::vector<size_t> kept;
+    for (size_t q = 0; q < current.size(); ++q) {
+      size_t v = current[q];
+      if (!read[q] && runs[v] > 1 && !graph.nodes[v].backward) {
+        --runs[v];
+        changed = true;
+        continue;
+      }
+      kept.push_back(v);
+    }
+    current = std::move(kept);
+  }
+  return current;
+}
+
 std::vector<size_t> mlir::memplan::rematGreedyOrder(const RematGraph &graph,
                                                     uint64_t stopAtPeak) {
   size_t n = graph.nodes.size();

@@ -6,6 +6,7 @@
 
 #include "memplan/Planning/Chain.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "gtest/gtest.h"
 
 #include <functional>
@@ -103,3 +104,77 @@ TEST(ChainTest, MoreMemoryNeverCostsMore) {
 }
 
 } // namespace
+
+/// Replays a reversal: checks the reverse steps run N-1 down to 0, every
+/// action starts from the state just produced or from one produced earlier
+/// (a stored state), and returns {advance cost, most states stored at once}
+/// where a state counts as stored from its production to its last use as a
+/// starting point (x_0 from the start).
+std::pair<double, size_t> replay(const WeightedChain &c,
+                                 const std::vector<ChainAction> &actions) {
+  size_t n = c.cost.size();
+  // Instances: x_0 (at -1) and one per Advance; lastJump = last use as a
+  // starting point other than continuing from the current state.
+  std::vector<std::pair<int64_t, int64_t>> held; // [produced, lastJump]
+  std::vector<int64_t> latest(n + 1, -1);        // instance of each state
+  held.push_back({-1, -1});
+  latest[0] = 0;
+  int64_t current = 0; // state index of the current state
+  size_t nextReverse = n;
+  double cost = 0;
+  for (auto [p, a] : llvm::enumerate(actions)) {
+    size_t from = a.index;
+    EXPECT_GE(latest[from], 0) << "x_" << from << " never produced";
+    if (current != int64_t(from))
+      held[latest[from]].second = int64_t(p);
+    if (a.kind == ChainAction::Advance) {
+      cost += c.cost[from];
+      held.push_back({int64_t(p), int64_t(p)});
+      latest[from + 1] = int64_t(held.size() - 1);
+      current = int64_t(from + 1);
+    } else {
+      EXPECT_EQ(from + 1, nextReverse) << "reverse steps out of order";
+      nextReverse = from;
+      current = -1;
+    }
+  }
+  EXPECT_EQ(nextReverse, 0u) << "not every reverse step ran";
+  size_t most = 0;
+  for (int64_t t = -1; t < int64_t(actions.size()); ++t) {
+    size_t live = 0;
+    for (auto [from, to] : held)
+      live += from <= t && t <= to && (from < t || to > from);
+    most = std::max(most, live);
+  }
+  return {cost, most};
+}
+
+TEST(ChainTest, ActionsReplayToTheOptimum) {
+  // Uniform chains: the actions cost revolve's optimum and never store more
+  // than s states at once.
+  for (uint64_t s = 1; s <= 5; ++s)
+    for (size_t n = 1; n <= 30; ++n) {
+      WeightedChain chain{std::vector<double>(n, 1.0),
+                          std::vector<uint64_t>(n, 1)};
+      std::optional<ChainPlan> plan = planWeightedChain(chain, s);
+      ASSERT_TRUE(plan.has_value());
+      auto [cost, most] = replay(chain, plan->actions);
+      ASSERT_EQ(cost, double(revolveForwardSteps(n, s)))
+          << "N=" << n << " s=" << s;
+      ASSERT_LE(most, s) << "N=" << n << " s=" << s;
+    }
+  // Weighted chains: the actions cost what the table says.
+  std::mt19937_64 rng(17);
+  for (int iter = 0; iter < 200; ++iter) {
+    size_t n = 1 + rng() % 12;
+    WeightedChain chain;
+    for (size_t i = 0; i < n; ++i) {
+      chain.cost.push_back(double(1 + rng() % 9));
+      chain.size.push_back(1 + rng() % 5);
+    }
+    std::optional<ChainPlan> plan = planWeightedChain(chain, 6 + rng() % 10);
+    if (!plan)
+      continue;
+    ASSERT_DOUBLE_EQ(replay(chain, plan->actions).first, plan->forwardCost);
+  }
+}

@@ -42,6 +42,17 @@ struct WeightedChain {
   std::vector<uint64_t> size;
 };
 
+/// One action of a reversal schedule: Advance(i) runs forward step i
+/// (x_i -> x_{i+1}); Reverse(i) runs reverse step i, which needs x_i (and, by
+/// revolve's convention, re-runs forward step i itself, not counted).
+struct ChainAction {
+  enum Kind { Advance, Reverse } kind;
+  size_t index;
+  bool operator==(const ChainAction &o) const {
+    return kind == o.kind && index == o.index;
+  }
+};
+
 /// The optimal checkpointing of a weighted chain under a byte budget for
 /// stored states (x_0 included): the minimal total forward cost (revolve's
 /// convention: the step right before each reverse step is not counted) and
@@ -51,6 +62,9 @@ struct ChainPlan {
   /// Indices of the states stored during the first forward sweep (x_0
   /// first); the rest are recomputed from the nearest stored state.
   std::vector<size_t> stored;
+  /// The whole reversal: the advances (their costs sum to forwardCost) and
+  /// the N reverse steps, N-1 down to 0, in order.
+  std::vector<ChainAction> actions;
   /// The memory unit the budget was discretized in: sizes are rounded up to
   /// it, so the plan is exact when every size is a multiple of it.
   uint64_t unit = 1;

@@ -87,6 +87,12 @@ std::optional<std::string> checkSchedule(const RematGraph &graph,
 RematCost simulateSchedule(const RematGraph &graph,
                            llvm::ArrayRef<size_t> schedule);
 
+/// Drops, until none is left, the recomputations whose output nothing reads
+/// (a node's last remaining execution always stays). On a valid schedule the
+/// result is valid and neither costs more nor peaks higher.
+std::vector<size_t> pruneSchedule(const RematGraph &graph,
+                                  llvm::ArrayRef<size_t> schedule);
+
 enum class RematPolicy {
   KeepAll,
   RecomputeAll,
