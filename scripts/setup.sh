@@ -16,6 +16,10 @@ command -v g++ >/dev/null || need+=(g++)
 command -v ld.lld >/dev/null || need+=(lld)
 command -v python3 >/dev/null || need+=(python3)
 [ -f /usr/lib/x86_64-linux-gnu/cmake/GTest/GTestConfig.cmake ] || need+=(libgtest-dev)
+# Optional for the build (the `optimal` remat policy), installed so the tests
+# cover it.
+command -v pkg-config >/dev/null || need+=(pkg-config)
+[ -f /usr/include/coin/Cbc_C_Interface.h ] || need+=(coinor-libcbc-dev)
 if [ ${#need[@]} -gt 0 ]; then
   echo "memplan: installing ${need[*]}" >&2
   SUDO=""
