@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "memplan/Planning/RematMILP.h"
+#include "RandomRematGraph.h"
 
 #include "gtest/gtest.h"
 
@@ -14,31 +15,6 @@
 using namespace mlir::memplan;
 
 namespace {
-
-RematGraph randomGraph(std::mt19937_64 &rng, int forward) {
-  RematGraph g;
-  std::uniform_int_distribution<int> bytes(1, 40), cost(1, 9);
-  for (int i = 0; i < forward; ++i) {
-    std::vector<size_t> in;
-    if (i > 0)
-      in.push_back(i - 1);
-    if (i > 1 && rng() % 3 == 0)
-      in.push_back(rng() % (i - 1));
-    g.nodes.push_back(
-        {i, "", double(cost(rng)), uint64_t(bytes(rng)), false, in});
-  }
-  for (int i = forward - 1; i >= 0; --i) {
-    std::vector<size_t> in{i + 1 < forward ? g.nodes.size() - 1
-                                           : size_t(forward - 1)};
-    if (i > 0)
-      in.push_back(i - 1);
-    if (rng() % 2)
-      in.push_back(i);
-    g.nodes.push_back({int64_t(g.nodes.size()), "", double(2 * cost(rng)),
-                       uint64_t(bytes(rng)), true, in});
-  }
-  return g;
-}
 
 /// The cheapest stage-ordered schedule within `budget` by exhaustive search:
 /// stage t recomputes any subset of the forward nodes before t, in index
@@ -82,7 +58,7 @@ TEST(RematMILPTest, EqualsExhaustiveSearch) {
   int solved = 0;
   for (int iter = 0; iter < 60; ++iter) {
     int f = std::uniform_int_distribution<int>(2, 4)(rng);
-    RematGraph g = randomGraph(rng, f);
+    RematGraph g = randomGraph(rng, f, 40);
     std::vector<size_t> keepAll(g.nodes.size());
     for (size_t i = 0; i < keepAll.size(); ++i)
       keepAll[i] = i;
@@ -114,7 +90,7 @@ TEST(RematMILPTest, StartScheduleIsAccepted) {
   // Offering the greedy plan's schedule never makes the optimum worse.
   std::mt19937_64 rng(9);
   for (int iter = 0; iter < 20; ++iter) {
-    RematGraph g = randomGraph(rng, 4);
+    RematGraph g = randomGraph(rng, 4, 40);
     RematOptions options;
     options.policy = RematPolicy::Budget;
     options.budget = planRemat(g, options).result.peak * 3 / 4 + 1;
