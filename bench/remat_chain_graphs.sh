@@ -10,7 +10,7 @@ BIN="$ROOT/build/bin/memplan-remat"
 LIMIT=${1:-30}
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
-field() { sed -E "s/(^|.* )$1=([^ ]+).*/\\2/" <<< "$2"; }
+source "$ROOT/bench/common.sh"
 ratio() { python3 -c "print(f'{$1 / $2:.3f}')"; }
 echo "| chain | f | budget | MILP cost (proven) | MILP s | budget: cost (ratio) | chain: cost (ratio) |"
 echo "|---|---|---|---|---|---|---|"

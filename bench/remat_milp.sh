@@ -13,7 +13,7 @@ shift || true
 SIZES=${*:-20 30 40 60 100}
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
-field() { sed -E "s/(^|.* )$1=([^ ]+).*/\\2/" <<< "$2"; }
+source "$ROOT/bench/common.sh"
 ratio() { python3 -c "print(f'{$1 / $2:.4f}')"; }
 echo "| nodes | f | budget | MILP cost | MILP proven | MILP s | budget ratio | budget ms | sqrt | every-3 | recompute-all |"
 echo "|---|---|---|---|---|---|---|---|---|---|---|"

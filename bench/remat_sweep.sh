@@ -9,7 +9,7 @@ ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 BIN="$ROOT/build/bin/memplan-remat"
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
-field() { sed -E "s/.*$1=([^ ]+).*/\1/" <<< "$2"; }
+source "$ROOT/bench/common.sh"
 echo "| nodes | policy | budget | peak | overhead | ms |"
 echo "|---|---|---|---|---|---|"
 for n in 100 350 1000; do

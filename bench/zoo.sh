@@ -8,15 +8,11 @@ ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 BIN="$ROOT/build/bin"
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
-declare -A MODELS=(
-  [gpt2-small]="--model=transformer --layers=12 --d-model=768 --heads=12 --seq=1024 --batch=8 --vocab=50257"
-  [resnet-like]="--model=cnn --stages=4 --blocks=4 --channels=64 --image=56 --classes=1000 --batch=32"
-  [unet]="--model=unet --levels=4 --channels=64 --image=256 --batch=8 --in-channels=3 --out-channels=2"
-)
+source "$ROOT/bench/common.sh"
 echo "| model | knobs | buffers | sum of sizes (no reuse) | LB | arena | arena/LB | optimal | pipeline s | pack s | bufferize s |"
 echo "|---|---|---|---|---|---|---|---|---|---|---|"
 for name in gpt2-small resnet-like unet; do
-  knobs=${MODELS[$name]}
+  knobs=${ZOO_MODELS[$name]}
   # shellcheck disable=SC2086
   "$BIN/memplan-zoo" $knobs -o "$TMP/$name.mlir"
   start=$(date +%s.%N)

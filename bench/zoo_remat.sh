@@ -12,13 +12,7 @@ ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 BIN="$ROOT/build/bin"
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
-declare -A MODELS=(
-  [mlp-wide]="--model=mlp --depth=16 --width=4096 --inputs=1024 --classes=1000 --batch=512"
-  [gpt2-small]="--model=transformer --layers=12 --d-model=768 --heads=12 --seq=1024 --batch=8 --vocab=50257"
-  [gpt2-4layer]="--model=transformer --layers=4 --d-model=768 --heads=12 --seq=1024 --batch=8 --vocab=50257"
-  [resnet-like]="--model=cnn --stages=4 --blocks=4 --channels=64 --image=56 --classes=1000 --batch=32"
-  [unet]="--model=unet --levels=4 --channels=64 --image=256 --batch=8 --in-channels=3 --out-channels=2"
-)
+source "$ROOT/bench/common.sh"
 NAMES=${*:-mlp-wide resnet-like unet gpt2-4layer gpt2-small}
 report() {
   python3 - "$1" <<'PY'
@@ -34,7 +28,7 @@ echo "| model | f | budget MiB | arena MiB | liveness MiB | arena/liveness − 1
 echo "|---|---|---|---|---|---|---|---|"
 for name in $NAMES; do
   # shellcheck disable=SC2086
-  "$BIN/memplan-zoo" ${MODELS[$name]} -o "$TMP/m.mlir"
+  "$BIN/memplan-zoo" ${ZOO_MODELS[$name]} -o "$TMP/m.mlir"
   "$BIN/memplan-opt" --memplan-pipeline="report=$TMP/r.json" "$TMP/m.mlir" -o /dev/null
   read -r p0 _ _ _ <<< "$(report "$TMP/r.json")"
   floor=$( ("$BIN/memplan-opt" --memplan-pipeline="budget=1" "$TMP/m.mlir" -o /dev/null 2>&1 || true) |

@@ -218,19 +218,24 @@ mlir::memplan::checkSchedule(const RematGraph &graph,
   return std::nullopt;
 }
 
-RematCost mlir::memplan::simulateSchedule(const RematGraph &graph,
-                                          llvm::ArrayRef<size_t> schedule) {
-  size_t m = schedule.size();
-  // The position of each instance's last read (its own position when
-  // nothing reads it), then the instances freed after each position.
+std::vector<size_t>
+mlir::memplan::scheduleLastReads(const RematGraph &graph,
+                                 llvm::ArrayRef<size_t> schedule) {
   std::vector<int64_t> latest(graph.nodes.size(), -1);
-  std::vector<size_t> end(m);
-  for (size_t q = 0; q < m; ++q) {
+  std::vector<size_t> end(schedule.size());
+  for (size_t q = 0; q < schedule.size(); ++q) {
     end[q] = q;
     for (size_t u : graph.nodes[schedule[q]].inputs)
       end[latest[u]] = q;
     latest[schedule[q]] = q;
   }
+  return end;
+}
+
+RematCost mlir::memplan::simulateSchedule(const RematGraph &graph,
+                                          llvm::ArrayRef<size_t> schedule) {
+  size_t m = schedule.size();
+  std::vector<size_t> end = scheduleLastReads(graph, schedule);
   std::vector<std::vector<size_t>> freedAfter(m);
   for (size_t p = 0; p < m; ++p)
     freedAfter[end[p]].push_back(p);
@@ -256,19 +261,12 @@ mlir::memplan::pruneSchedule(const RematGraph &graph,
     std::vector<uint32_t> runs(graph.nodes.size(), 0);
     for (size_t v : current)
       ++runs[v];
-    // An instance nobody reads: no read of its node before the node runs
-    // again (or the schedule ends).
-    std::vector<int64_t> latest(graph.nodes.size(), -1);
-    std::vector<uint8_t> read(current.size(), 0);
-    for (size_t q = 0; q < current.size(); ++q) {
-      for (size_t u : graph.nodes[current[q]].inputs)
-        read[latest[u]] = 1;
-      latest[current[q]] = q;
-    }
+    // An instance nobody reads lives only at its own position.
+    std::vector<size_t> end = scheduleLastReads(graph, current);
     std::vector<size_t> kept;
     for (size_t q = 0; q < current.size(); ++q) {
       size_t v = current[q];
-      if (!read[q] && runs[v] > 1 && !graph.nodes[v].backward) {
+      if (end[q] == q && runs[v] > 1 && !graph.nodes[v].backward) {
         --runs[v];
         changed = true;
         continue;

@@ -87,6 +87,12 @@ std::optional<std::string> checkSchedule(const RematGraph &graph,
 RematCost simulateSchedule(const RematGraph &graph,
                            llvm::ArrayRef<size_t> schedule);
 
+/// For each execution of a valid schedule, the position of the last
+/// execution that reads its output before its node runs again (its own
+/// position when nothing does): the instance lives until then.
+std::vector<size_t> scheduleLastReads(const RematGraph &graph,
+                                      llvm::ArrayRef<size_t> schedule);
+
 /// Drops, until none is left, the recomputations whose output nothing reads
 /// (a node's last remaining execution always stays). On a valid schedule the
 /// result is valid and neither costs more nor peaks higher.

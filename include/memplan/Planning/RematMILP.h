@@ -28,9 +28,11 @@
 //     U[t][k'] = U[t][k] - sum bytes(i) F[t][i][k] + bytes(k') R[t][k']
 //     U[t][k] <= budget
 //
-// Its schedules include every keep/recompute plan of planRemat (and
-// multi-level ones that store intermediate states while recomputing), so its
-// optimum is what memplan's other policies are measured against. The
+// Its schedules include the executions of every keep/recompute plan of
+// planRemat, each stage reordered by index (a plan's recompute regions run
+// depth-first, so peaks can differ slightly), and multi-level schedules that
+// store intermediate states while recomputing; its optimum is what memplan's
+// other policies are measured against. The
 // returned schedule is re-executed by simulateSchedule, whose peak (frees as
 // early as possible) never exceeds the model's U.
 //
