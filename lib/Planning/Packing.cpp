@@ -436,62 +436,28 @@ std::vector<uint32_t> makeOrder(const Segment &seg, OrderKind kind,
   return order;
 }
 
-/// Branch and bound over bottom-left (skyline) packings. Time is cut into
-/// sections between event points; each section has a floor, and every
-/// unplaced item sits at or above the floor of each section it lives in.
-/// At each node, take the active section s* with the lowest floor m. In any
-/// completion, the lowest unplaced item of s* either sits exactly at m — then
-/// every section it lives in has floor m and m is aligned for it: it is a
-/// candidate, placed here — or higher, and the band [m, o) of s* is empty: s*
-/// is lifted to a lower bound of o. So the search is complete. Placing adds
-/// no waste; a lift does, and is cut off by the per-section bound
-/// floor + unplaced bytes <= capacity.
-class SkylineSearch {
-public:
-  /// `strategy` % 4 picks how candidates are tried (0 larger first, 1 longer
-  /// first, 2 larger area first, 3 later end first); strategy / 4 picks the
-  /// tie-break between equally low sections (0 least slack, 1 leftmost).
-  SkylineSearch(const Segment &seg, std::vector<uint64_t> &offsets,
-                const Deadline &deadline, uint64_t capacity, bool optimize,
-                int strategy)
-      : items(seg.items), global(seg.ids), offsetsOut(offsets),
-        deadline(deadline), cap(capacity), optimize(optimize),
-        order(strategy % 4), leftmost(strategy / 4 == 1) {}
+/// What the canonical search needs about one segment, computed once and
+/// shared by every ordering and capacity tried on it. Time is cut into
+/// sections between event points; item i lives in sections [secLo, secHi).
+struct SearchProblem {
+  explicit SearchProblem(const Segment &seg);
 
-  /// Returns true when the search space was exhausted.
-  bool run();
-  /// The smallest arena found, or UINT64_MAX.
-  uint64_t getBest() const { return best; }
-
-private:
-  void dfs(size_t placedCount);
   const PackItem &item(uint32_t local) const { return items[global[local]]; }
 
   ArrayRef<PackItem> items;
-  std::vector<uint32_t> global;
-  std::vector<uint64_t> &offsetsOut;
-  const Deadline &deadline;
-  uint64_t cap;
-  bool optimize;
-  uint64_t best = UINT64_MAX;
-
-  size_t n = 0;
+  std::vector<uint32_t> global; // local id -> index into items
   std::vector<uint32_t> secLo, secHi;
-  std::vector<std::vector<uint32_t>> itemsIn; // per section, local ids
-  std::vector<uint64_t> floor, unplacedSum;
-  std::vector<uint32_t> unplacedCount;
-  std::vector<uint64_t> offset;
-  std::vector<uint8_t> placed;
-  uint64_t nodes = 0;
-  bool stop = false;
-  bool timedOut = false;
-  int order;
-  bool leftmost;
+  std::vector<std::vector<uint32_t>> inSection; // local ids live there
+  std::vector<std::vector<uint32_t>> overlaps;  // time-overlapping local ids
+  std::vector<uint64_t> sectionBytes;           // live bytes per section
+  size_t overlapCount = 0;
 };
 
-bool SkylineSearch::run() {
-  n = global.size();
+SearchProblem::SearchProblem(const Segment &seg)
+    : items(seg.items), global(seg.ids) {
+  size_t n = global.size();
   std::vector<int64_t> points;
+  points.reserve(2 * n);
   for (uint32_t id : global) {
     points.push_back(items[id].live.start);
     points.push_back(items[id].live.end);
@@ -501,154 +467,420 @@ bool SkylineSearch::run() {
   size_t sections = points.size() - 1;
   secLo.resize(n);
   secHi.resize(n);
-  itemsIn.assign(sections, {});
-  floor.assign(sections, 0);
-  unplacedSum.assign(sections, 0);
-  unplacedCount.assign(sections, 0);
+  inSection.assign(sections, {});
+  sectionBytes.assign(sections, 0);
+  overlaps.assign(n, {});
   for (uint32_t i = 0; i < n; ++i) {
     const Interval &live = item(i).live;
-    secLo[i] = std::lower_bound(points.begin(), points.end(), live.start) -
-               points.begin();
-    secHi[i] = std::lower_bound(points.begin(), points.end(), live.end) -
-               points.begin();
+    secLo[i] = llvm::lower_bound(points, live.start) - points.begin();
+    secHi[i] = llvm::lower_bound(points, live.end) - points.begin();
     for (uint32_t s = secLo[i]; s < secHi[i]; ++s) {
-      itemsIn[s].push_back(i);
-      unplacedSum[s] += item(i).size;
-      ++unplacedCount[s];
+      inSection[s].push_back(i);
+      sectionBytes[s] += item(i).size;
     }
   }
-  // The order candidates are tried in.
-  auto duration = [&](uint32_t i) {
-    return static_cast<uint64_t>(item(i).live.end - item(i).live.start);
-  };
-  for (auto &list : itemsIn)
-    llvm::sort(list, [&](uint32_t a, uint32_t b) {
-      auto key = [&](uint32_t i) {
-        switch (order) {
-        case 0:
-          return std::make_tuple(item(i).size, duration(i), 0ull);
-        case 1:
-          return std::make_tuple(duration(i), item(i).size, 0ull);
-        case 2:
-          return std::make_tuple(item(i).size * duration(i), item(i).size,
-                                 0ull);
-        default:
-          return std::make_tuple((uint64_t)item(i).live.end, item(i).size,
-                                 0ull);
-        }
-      };
-      if (key(a) != key(b))
-        return key(a) > key(b);
-      return a < b;
-    });
-  offset.assign(n, 0);
-  placed.assign(n, 0);
-  for (size_t s = 0; s < sections; ++s)
-    if (unplacedSum[s] > cap)
-      return true; // infeasible at the root
-  dfs(0);
-  return !timedOut && !stop;
+  // Two items overlap in time iff one starts inside the other: a sweep in
+  // start order over the live set.
+  std::vector<uint32_t> order(n);
+  std::iota(order.begin(), order.end(), 0);
+  llvm::sort(order, [&](uint32_t a, uint32_t b) {
+    return std::make_pair(secLo[a], a) < std::make_pair(secLo[b], b);
+  });
+  std::vector<uint32_t> live;
+  for (uint32_t i : order) {
+    llvm::erase_if(live, [&](uint32_t j) { return secHi[j] <= secLo[i]; });
+    for (uint32_t j : live) {
+      overlaps[i].push_back(j);
+      overlaps[j].push_back(i);
+    }
+    overlapCount += live.size();
+    live.push_back(i);
+  }
 }
 
-void SkylineSearch::dfs(size_t placedCount) {
-  if ((++nodes & 1023) == 0 && deadline.expired()) {
-    timedOut = true;
-    return;
-  }
-  if (placedCount == n) {
-    uint64_t arena = 0;
-    for (uint32_t i = 0; i < n; ++i)
-      arena = std::max(arena, offset[i] + item(i).size);
-    if (arena < best) {
-      best = arena;
-      for (uint32_t i = 0; i < n; ++i)
-        offsetsOut[global[i]] = offset[i];
-    }
-    if (!optimize || best == 0)
-      stop = true;
-    else
-      cap = best - 1;
-    return;
-  }
-  // The active section with the lowest floor; ties: the least slack, or the
-  // leftmost.
-  size_t star = SIZE_MAX;
-  for (size_t s = 0; s < floor.size(); ++s) {
-    if (!unplacedCount[s])
-      continue;
-    if (floor[s] + unplacedSum[s] > cap)
-      return; // this section can no longer hold what it must
-    if (star == SIZE_MAX || floor[s] < floor[star] ||
-        (!leftmost && floor[s] == floor[star] &&
-         floor[s] + unplacedSum[s] > floor[star] + unplacedSum[star]))
-      star = s;
-  }
-  uint64_t m = floor[star];
+/// Static orders for the canonical search (ranks break ties between items
+/// at the same minimum offset): each letter is a key, compared in turn,
+/// larger first — T the largest bytes still to place among the sections the
+/// item lives in, W its lifetime, C the number of sections it lives in, A
+/// its area (size x lifetime). Chosen by measurement on MiniMalloc's
+/// challenging suite (docs/benchmarks.md); MiniMalloc's own are WAT, TAW, TWA.
+constexpr const char *kPreorders[] = {"TWA", "TCA", "TAW"};
 
-  // Branch 1: an item of s* sits at m.
-  auto maxFloor = [&](uint32_t i) {
-    uint64_t f = 0;
-    for (uint32_t s = secLo[i]; s < secHi[i]; ++s)
-      f = std::max(f, floor[s]);
-    return f;
+/// Orders `items` by `keys`, with T computed from `sectionBytes`.
+std::vector<uint32_t> makePreorder(const SearchProblem &p, const char *keys,
+                                   ArrayRef<uint32_t> items,
+                                   ArrayRef<uint64_t> sectionBytes) {
+  auto total = [&](uint32_t i) {
+    uint64_t t = 0;
+    for (uint32_t s = p.secLo[i]; s < p.secHi[i]; ++s)
+      t = std::max(t, sectionBytes[s]);
+    return t;
   };
-  llvm::SmallVector<std::pair<uint32_t, uint64_t>, 16> saved;
-  for (uint32_t i : itemsIn[star]) {
-    if (placed[i] || m % item(i).alignment != 0 || maxFloor(i) != m)
-      continue;
-    uint64_t top = m + item(i).size;
-    placed[i] = 1;
-    offset[i] = m;
-    saved.clear();
-    for (uint32_t s = secLo[i]; s < secHi[i]; ++s) {
-      saved.push_back({s, floor[s]});
-      floor[s] = top;
-      unplacedSum[s] -= item(i).size;
-      --unplacedCount[s];
+  auto key = [&](uint32_t i, char c) -> double {
+    switch (c) {
+    case 'T':
+      return total(i);
+    case 'W':
+      return p.item(i).live.end - p.item(i).live.start;
+    case 'A':
+      return static_cast<double>(p.item(i).size) *
+             static_cast<double>(p.item(i).live.end - p.item(i).live.start);
+    default: // 'C'
+      return p.secHi[i] - p.secLo[i];
     }
-    dfs(placedCount + 1);
-    for (auto [s, old] : saved) {
-      floor[s] = old;
-      unplacedSum[s] += item(i).size;
-      ++unplacedCount[s];
+  };
+  std::vector<uint32_t> order(items.begin(), items.end());
+  llvm::stable_sort(order, [&](uint32_t a, uint32_t b) {
+    for (const char *c = keys; *c; ++c) {
+      double ka = key(a, *c), kb = key(b, *c);
+      if (ka != kb)
+        return ka > kb;
     }
-    placed[i] = 0;
-    if (stop || timedOut)
-      return;
-  }
+    return false;
+  });
+  return order;
+}
 
-  // Branch 2: nothing sits at m in s*: lift s* to a lower bound of where its
-  // lowest item can sit.
-  uint64_t lift = UINT64_MAX;
-  for (uint32_t i : itemsIn[star]) {
-    if (placed[i])
-      continue;
-    const PackItem &it = item(i);
-    uint64_t at = alignUp(maxFloor(i), it.alignment);
-    if (at <= m) {
-      // It could sit at m; above m only on top of an unplaced item of
-      // another section, which sits at or above its own floors.
-      uint64_t under = UINT64_MAX;
-      for (uint32_t s = secLo[i]; s < secHi[i]; ++s) {
-        if (s == star)
-          continue;
-        for (uint32_t j : itemsIn[s])
-          if (!placed[j] && j != i &&
-              (secLo[j] > star || secHi[j] <= star)) // not live in s*
-            under = std::min(under, alignUp(maxFloor(j), item(j).alignment) +
-                                        item(j).size);
-      }
-      if (under == UINT64_MAX)
-        continue; // it can only sit at m
-      at = alignUp(under, it.alignment);
+/// Depth-first search over canonical packings, deciding whether everything
+/// fits under a capacity (the published design of MiniMalloc — Moffitt,
+/// ASPLOS'23 — implemented here from its description, with two additions:
+/// stranded items and the incremental section lows). Any packing can be pushed down until every item
+/// rests on an item below it that it overlaps in time (or on 0), at the
+/// first offset its alignment allows. Listing the items of such a packing by
+/// (offset, rank in a fixed order) gives a sequence in which each item sits
+/// exactly at its "minimum offset" — the aligned top of the items before it
+/// that it overlaps. So the search places, at each step, one unplaced item
+/// at its minimum offset, with (offset, rank) increasing along the path;
+/// every packing that fits has such a path. Pruning, each sound for some
+/// packing that fits whenever one does:
+/// - section bound: in each time section, the items still to place sit at or
+///   above max(section floor, last offset); with their bytes they must fit
+///   under the capacity. A section's floor is the top of the last item placed
+///   there, raised to the lowest minimum offset of its unplaced items;
+/// - dominance: an item whose minimum offset is at or above the lowest
+///   minimum top (offset + size) of the unplaced items is not placed next:
+///   that item would fit entirely below it (moving it there only lowers
+///   offsets);
+/// - an item below the last placement with no unplaced item overlapping it
+///   can never be placed: the node fails. So when an item with no unplaced
+///   item overlapping it fails, its later siblings fail too;
+/// - decomposition: once every item crossing a section boundary is placed,
+///   the two sides no longer interact: each is searched on its own (with its
+///   own canonical order) and the node fails as soon as one side does,
+///   instead of retrying one side's choices for the other's failure.
+class CanonicalSearch {
+public:
+  enum class Status { Found, Exhausted, Stopped };
+
+  CanonicalSearch(const SearchProblem &problem, const char *keys,
+                  uint64_t capacity, const Deadline &deadline,
+                  uint64_t nodeLimit, std::vector<uint64_t> &offsetsOut);
+
+  Status run();
+  /// The arena of the packing found, or UINT64_MAX.
+  uint64_t getArena() const { return arena; }
+  uint64_t getNodes() const { return nodes; }
+
+private:
+  static constexpr uint64_t kUnplaced = UINT64_MAX;
+  struct Candidate {
+    uint64_t offset;
+    uint32_t rank, id;
+  };
+  /// Sections [begin, end) and the unplaced items living only there.
+  struct Part {
+    uint32_t begin, end;
+    std::vector<uint32_t> items;
+  };
+
+  /// Ranks the part's items afresh (T from the bytes still to place) and
+  /// searches it.
+  bool solve(const Part &part) {
+    std::vector<uint32_t> order =
+        makePreorder(p, keys, part.items, unplacedBytes);
+    llvm::SmallVector<uint32_t, 64> saved;
+    for (auto [r, i] : llvm::enumerate(order)) {
+      saved.push_back(rank[i]);
+      rank[i] = r;
     }
-    lift = std::min(lift, at);
+    bool done = dfs(part, 0, 0);
+    for (auto [k, i] : llvm::enumerate(order))
+      rank[i] = saved[k];
+    return done;
   }
-  if (lift == UINT64_MAX || lift + unplacedSum[star] > cap)
-    return;
-  floor[star] = lift;
-  dfs(placedCount);
-  floor[star] = m;
+  bool dfs(const Part &part, uint64_t lastOffset, uint32_t lastRank);
+  bool solveSplit(const Part &part, ArrayRef<uint32_t> cuts);
+  void record();
+
+  const SearchProblem &p;
+  const char *keys;
+  uint64_t cap;
+  const Deadline &deadline;
+  uint64_t nodeLimit;
+  std::vector<uint64_t> &offsetsOut;
+
+  std::vector<uint32_t> rank;
+  std::vector<uint64_t> minOffset, placedAt, floor, unplacedBytes;
+  /// minOffset for unplaced items, UINT64_MAX for placed ones: the section
+  /// floor scan reads one array.
+  std::vector<uint64_t> lowOrMax;
+  std::vector<uint32_t> unplacedOverlaps; // per item
+  std::vector<uint32_t> crossing; // per boundary s|s+1: unplaced items across
+  // Undo logs shared by all depths: (index, old value).
+  std::vector<std::pair<uint32_t, uint64_t>> offsetLog, floorLog;
+  /// Per section: the lowest minOffset of its unplaced items (UINT64_MAX
+  /// when none) and how many sit there, kept up to date with an undo log;
+  /// a section is rescanned only when the last of them rises.
+  std::vector<uint64_t> low;
+  std::vector<uint32_t> lowCount;
+  struct LowChange {
+    uint32_t section, count;
+    uint64_t low;
+  };
+  std::vector<LowChange> lowLog;
+  /// The placement that last logged each section's `low` (logged once per
+  /// placement: undo restores the first value).
+  std::vector<uint64_t> lowLoggedBy;
+  uint64_t placements = 0;
+  std::vector<uint8_t> stale; // sections whose `low` needs a rescan
+  uint64_t nodes = 0, arena = UINT64_MAX;
+  bool stopped = false;
+};
+
+CanonicalSearch::CanonicalSearch(const SearchProblem &problem,
+                                 const char *keys, uint64_t capacity,
+                                 const Deadline &deadline, uint64_t nodeLimit,
+                                 std::vector<uint64_t> &offsetsOut)
+    : p(problem), keys(keys), cap(capacity), deadline(deadline),
+      nodeLimit(nodeLimit), offsetsOut(offsetsOut) {
+  size_t n = p.global.size(), sections = p.inSection.size();
+  rank.resize(n);
+  minOffset.assign(n, 0);
+  lowOrMax.assign(n, 0);
+  placedAt.assign(n, kUnplaced);
+  floor.assign(sections, 0);
+  unplacedBytes = p.sectionBytes;
+  unplacedOverlaps.resize(n);
+  crossing.assign(sections, 0);
+  for (uint32_t i = 0; i < n; ++i) {
+    unplacedOverlaps[i] = p.overlaps[i].size();
+    for (uint32_t s = p.secLo[i]; s + 1 < p.secHi[i]; ++s)
+      ++crossing[s];
+  }
+  stale.assign(sections, 0);
+  low.assign(sections, UINT64_MAX);
+  lowCount.assign(sections, 0);
+  lowLoggedBy.assign(sections, UINT64_MAX);
+  for (uint32_t s = 0; s < sections; ++s)
+    if (!p.inSection[s].empty()) {
+      low[s] = 0;
+      lowCount[s] = p.inSection[s].size();
+    }
+}
+
+CanonicalSearch::Status CanonicalSearch::run() {
+  for (uint64_t bytes : unplacedBytes)
+    if (bytes > cap)
+      return Status::Exhausted;
+  Part all{0, static_cast<uint32_t>(floor.size()), {}};
+  all.items.resize(placedAt.size());
+  std::iota(all.items.begin(), all.items.end(), 0);
+  if (solve(all)) {
+    arena = 0;
+    for (uint32_t id : p.global)
+      arena = std::max(arena, offsetsOut[id] + p.items[id].size);
+    return Status::Found;
+  }
+  return stopped ? Status::Stopped : Status::Exhausted;
+}
+
+void CanonicalSearch::record() {
+  for (uint32_t i = 0; i < placedAt.size(); ++i)
+    if (placedAt[i] != kUnplaced)
+      offsetsOut[p.global[i]] = placedAt[i];
+}
+
+bool CanonicalSearch::solveSplit(const Part &part, ArrayRef<uint32_t> cuts) {
+  // cuts: boundaries s (between s and s+1) inside the part, ascending.
+  uint32_t begin = part.begin;
+  for (size_t k = 0; k <= cuts.size(); ++k) {
+    uint32_t end = k < cuts.size() ? cuts[k] + 1 : part.end;
+    Part sub{begin, end, {}};
+    for (uint32_t i : part.items)
+      if (placedAt[i] == kUnplaced && p.secLo[i] >= begin && p.secHi[i] <= end)
+        sub.items.push_back(i);
+    begin = end;
+    if (!sub.items.empty() && !solve(sub))
+      return false;
+  }
+  record();
+  return true;
+}
+
+/// Returns true when the part was completed (offsets recorded).
+bool CanonicalSearch::dfs(const Part &part, uint64_t lastOffset,
+                          uint32_t lastRank) {
+  if (++nodes > nodeLimit || ((nodes & 255) == 0 && deadline.expired()))
+    stopped = true;
+  if (stopped)
+    return false;
+  uint64_t minTop = UINT64_MAX;
+  bool any = false;
+  for (uint32_t i : part.items) {
+    if (placedAt[i] != kUnplaced)
+      continue;
+    any = true;
+    // Below the last placement, an item can only rise by landing on an
+    // item still to place; with none left overlapping it, it is stranded.
+    if ((minOffset[i] < lastOffset ||
+         (minOffset[i] == lastOffset && rank[i] < lastRank)) &&
+        unplacedOverlaps[i] == 0)
+      return false;
+    minTop = std::min(minTop, minOffset[i] + p.item(i).size);
+  }
+  if (!any) {
+    record();
+    return true;
+  }
+  // Only canonical items below minTop are tried (dominance).
+  llvm::SmallVector<Candidate, 64> candidates;
+  for (uint32_t i : part.items)
+    if (placedAt[i] == kUnplaced && minOffset[i] < minTop &&
+        (minOffset[i] > lastOffset ||
+         (minOffset[i] == lastOffset && rank[i] >= lastRank)))
+      candidates.push_back({minOffset[i], rank[i], i});
+  // The section bound at the parent holds for every section; a child only
+  // changes the sections it touches, and the monotone floor, checked once
+  // here against the largest unplaced bytes of the part.
+  uint64_t maxUnplaced = 0;
+  for (uint32_t s = part.begin; s < part.end; ++s)
+    maxUnplaced = std::max(maxUnplaced, unplacedBytes[s]);
+  llvm::sort(candidates, [](const Candidate &a, const Candidate &b) {
+    return std::tie(a.offset, a.rank) < std::tie(b.offset, b.rank);
+  });
+  llvm::SmallVector<uint32_t, 8> cuts;
+  llvm::SmallVector<uint32_t, 32> staleSections;
+  for (const Candidate &c : candidates) {
+    const uint32_t i = c.id;
+    const uint64_t top = c.offset + p.item(i).size;
+    if (top > cap)
+      continue;
+    // Cheap pre-checks of the section bound after placing i: its own
+    // sections get floor `top`; every section gets at least c.offset.
+    bool fit = true;
+    for (uint32_t s = p.secLo[i]; s < p.secHi[i] && fit; ++s)
+      fit = c.offset + unplacedBytes[s] <= cap;
+    if (fit && c.offset + maxUnplaced > cap)
+      for (uint32_t s = part.begin; s < part.end && fit; ++s)
+        fit = (s >= p.secLo[i] && s < p.secHi[i]) ||
+              c.offset + unplacedBytes[s] <= cap;
+    if (!fit)
+      continue;
+    placedAt[i] = c.offset;
+    lowOrMax[i] = UINT64_MAX;
+    size_t offsetMark = offsetLog.size(), floorMark = floorLog.size(),
+           lowMark = lowLog.size();
+    const uint64_t placement = placements++;
+    bool hatless = true;
+    staleSections.clear();
+    // An item of section s leaves minOffset `old`.
+    auto markStale = [&](uint32_t s, uint64_t old) {
+      if (stale[s] || low[s] != old)
+        return;
+      if (lowLoggedBy[s] != placement) {
+        lowLoggedBy[s] = placement;
+        lowLog.push_back({s, lowCount[s], low[s]});
+      }
+      if (--lowCount[s] == 0) {
+        stale[s] = 1;
+        staleSections.push_back(s);
+      }
+    };
+    for (uint32_t j : p.overlaps[i]) {
+      if (placedAt[j] != kUnplaced)
+        continue;
+      hatless = false;
+      --unplacedOverlaps[j];
+      uint64_t at = alignUp(top, p.item(j).alignment);
+      if (at <= minOffset[j])
+        continue;
+      offsetLog.push_back({j, minOffset[j]});
+      for (uint32_t s = p.secLo[j]; s < p.secHi[j]; ++s)
+        markStale(s, minOffset[j]);
+      minOffset[j] = lowOrMax[j] = at;
+    }
+    cuts.clear();
+    for (uint32_t s = p.secLo[i]; s < p.secHi[i]; ++s) {
+      markStale(s, c.offset);
+      floorLog.push_back({s, floor[s]});
+      floor[s] = top;
+      unplacedBytes[s] -= p.item(i).size;
+      if (s + 1 < p.secHi[i] && --crossing[s] == 0)
+        cuts.push_back(s);
+    }
+    // A section's floor is at least the lowest minimum offset there.
+    for (uint32_t s : staleSections) {
+      stale[s] = 0;
+      uint64_t lowest = UINT64_MAX;
+      uint32_t count = 0;
+      for (uint32_t j : p.inSection[s]) {
+        uint64_t v = lowOrMax[j];
+        count = v < lowest ? 1 : count + (v == lowest);
+        lowest = std::min(lowest, v);
+      }
+      low[s] = lowest;
+      lowCount[s] = count;
+    }
+    auto raiseFloor = [&](uint32_t s) {
+      if (low[s] != UINT64_MAX && low[s] > floor[s]) {
+        floorLog.push_back({s, floor[s]});
+        floor[s] = low[s];
+      }
+    };
+    // Invariant: floor >= low everywhere; only these two changed.
+    for (uint32_t s = p.secLo[i]; s < p.secHi[i]; ++s)
+      raiseFloor(s);
+    for (uint32_t s : staleSections)
+      raiseFloor(s);
+    bool done = false;
+    for (size_t k = floorMark; k < floorLog.size() && fit; ++k) {
+      uint32_t s = floorLog[k].first;
+      fit = floor[s] + unplacedBytes[s] <= cap;
+    }
+    if (fit)
+      done = cuts.empty() ? dfs(part, c.offset, c.rank)
+                          : solveSplit(part, cuts);
+    while (floorLog.size() > floorMark) {
+      floor[floorLog.back().first] = floorLog.back().second;
+      floorLog.pop_back();
+    }
+    while (lowLog.size() > lowMark) {
+      const LowChange &change = lowLog.back();
+      low[change.section] = change.low;
+      lowCount[change.section] = change.count;
+      lowLog.pop_back();
+    }
+    for (uint32_t s = p.secLo[i]; s < p.secHi[i]; ++s) {
+      unplacedBytes[s] += p.item(i).size;
+      if (s + 1 < p.secHi[i])
+        ++crossing[s];
+    }
+    for (uint32_t j : p.overlaps[i])
+      if (placedAt[j] == kUnplaced)
+        ++unplacedOverlaps[j];
+    while (offsetLog.size() > offsetMark) {
+      auto [j, old] = offsetLog.back();
+      minOffset[j] = lowOrMax[j] = old;
+      offsetLog.pop_back();
+    }
+    placedAt[i] = kUnplaced;
+    lowOrMax[i] = minOffset[i];
+    if (done || stopped)
+      return done;
+    if (hatless)
+      break; // every later sibling would strand it
+  }
+  return false;
 }
 
 /// Splits items into segments that no lifetime crosses.
@@ -733,53 +965,40 @@ uint64_t packGreedy(const Segment &seg, std::vector<uint64_t> &offsets,
   }
   return best;
 }
-/// The share of the remaining time the decision search at the lower bound
-/// gets before the optimizing search.
-constexpr double kDecisionShare = 0.75;
 
 /// Segments up to this size are searched exactly by Best too.
 constexpr size_t kMaxSearchItems = 4096;
 
-/// Candidate orders x section tie-breaks tried by the portfolio.
-constexpr int kStrategies = 8;
+/// Segments with more time-overlapping pairs than this are not searched.
+constexpr size_t kMaxSearchOverlaps = size_t(1) << 22;
 
 struct SearchOutcome {
   uint64_t arena = UINT64_MAX;
   bool exhausted = false;
 };
 
-/// The skyline search with restarts: rounds over the strategies with
-/// doubling time slices, until `deadline`. Decision mode stops at the
-/// first arena <= cap; optimize mode keeps lowering cap below each arena
-/// found. `exhausted` means no arena <= the last cap exists (the search is
-/// complete whatever the order).
-SearchOutcome searchPortfolio(const Segment &seg,
+/// The canonical search with restarts: rounds over the static orders with
+/// a node limit doubling each round, until `deadline` or the first arena
+/// <= cap. `exhausted` means no arena <= cap exists (each run is complete
+/// whatever the order).
+SearchOutcome searchPortfolio(const SearchProblem &problem,
                               std::vector<uint64_t> &offsets,
-                              const Deadline &deadline, uint64_t cap,
-                              bool optimize) {
+                              const Deadline &deadline, uint64_t cap) {
   SearchOutcome out;
   std::vector<uint64_t> trial(offsets);
-  for (double slice = 0.02;; slice *= 2) {
-    for (int strategy = 0; strategy < kStrategies; ++strategy) {
-      double remaining =
-          std::chrono::duration<double>(deadline.end - Clock::now()).count();
-      if (remaining <= 0)
+  for (uint64_t limit = 2 * problem.global.size();; limit *= 2) {
+    for (const char *keys : kPreorders) {
+      if (deadline.expired())
         return out;
-      Deadline limit(std::min(slice, remaining));
-      SkylineSearch search(seg, trial, limit, cap, optimize, strategy);
-      bool exhausted = search.run();
-      if (search.getBest() < out.arena) {
-        out.arena = search.getBest();
-        for (uint32_t id : seg.ids)
+      CanonicalSearch search(problem, keys, cap, deadline, limit, trial);
+      CanonicalSearch::Status status = search.run();
+      if (status == CanonicalSearch::Status::Found) {
+        out.arena = search.getArena();
+        for (uint32_t id : problem.global)
           offsets[id] = trial[id];
-        if (!optimize)
-          return out;
-        if (out.arena == 0)
-          exhausted = true;
-        else
-          cap = out.arena - 1;
+        return out;
       }
-      if (exhausted) {
+      if (status == CanonicalSearch::Status::Exhausted) {
         out.exhausted = true;
         return out;
       }
@@ -787,10 +1006,19 @@ SearchOutcome searchPortfolio(const Segment &seg,
   }
 }
 
+/// The share of the remaining time the decision search at the goal gets
+/// before the probes between the goal and the incumbent.
+constexpr double kDecisionShare = 0.6;
+
 /// Best and Exact for one segment: the greedy phase, then (for segments
-/// small enough, always for Exact) a decision search at the goal with 60 % of
-/// the remaining time and an optimizing search below the incumbent with the
-/// rest. Sets `proven` when the result is proven minimal for the segment and
+/// small enough, always for Exact) the canonical search. In decision mode
+/// (a capacity) all the time goes to the capacity. Otherwise half of it goes
+/// to the lower bound; if that is not reached, rounds of probes at caps
+/// between the bound and the incumbent, each with a time slice that doubles
+/// every round (a search that fails at one cap often succeeds quickly at
+/// another). A probe that finds a packing lowers the incumbent; one that
+/// exhausts its tree proves every arena up to its cap impossible. Sets
+/// `proven` when the result is proven minimal for the segment and
 /// `infeasible` when the capacity is proven too small.
 uint64_t packSearch(const Segment &seg, std::vector<uint64_t> &offsets,
                     const Deadline &deadline, uint64_t target,
@@ -804,34 +1032,47 @@ uint64_t packSearch(const Segment &seg, std::vector<uint64_t> &offsets,
       options.capacity ? std::max(target, *options.capacity) : target;
   if (!search || arena <= goal)
     return arena;
+  SearchProblem problem(seg);
+  if (problem.overlapCount > kMaxSearchOverlaps && !exact)
+    return arena;
   auto remaining = [&] {
     return std::chrono::duration<double>(deadline.end - Clock::now()).count();
   };
-  Deadline decisionDeadline(std::max(0.0, kDecisionShare * remaining()));
+  double share = options.capacity ? 1.0 : kDecisionShare;
+  Deadline decisionDeadline(std::max(0.0, share * remaining()));
   SearchOutcome decision =
-      searchPortfolio(seg, offsets, decisionDeadline, goal, /*optimize=*/false);
+      searchPortfolio(problem, offsets, decisionDeadline, goal);
   if (decision.arena <= goal)
     return decision.arena;
-  if (decision.exhausted && options.capacity && goal == *options.capacity) {
-    infeasible = true;
+  if (options.capacity) {
+    infeasible = decision.exhausted;
     return arena;
   }
-  // The goal is out of reach for now: improve the incumbent by randomized
-  // reordering (a third of what is left), then search below it.
-  // It may be cut short with a worse packing: keep it only if better.
-  Deadline randomDeadline(std::max(0.0, remaining() / 3));
+  // Every arena below `provenLow` is impossible.
+  uint64_t provenLow = decision.exhausted ? goal + 1 : goal;
   std::vector<uint64_t> trial(offsets);
-  uint64_t randomArena = packGreedy(seg, trial, randomDeadline, target,
-                                    options.seed, /*randomize=*/true);
-  if (randomArena < arena) {
-    arena = randomArena;
-    for (uint32_t id : seg.ids)
-      offsets[id] = trial[id];
+  for (double slice = 0.02; provenLow < arena && !deadline.expired();
+       slice *= 2) {
+    for (double t : {0.25, 0.5, 0.75, 1.0}) {
+      if (provenLow >= arena || deadline.expired())
+        break;
+      uint64_t cap = provenLow + static_cast<uint64_t>(
+                                     t * static_cast<double>(arena - 1 -
+                                                             provenLow));
+      Deadline probeDeadline(std::min(slice, std::max(0.0, remaining())));
+      SearchOutcome probe =
+          searchPortfolio(problem, trial, probeDeadline, cap);
+      if (probe.arena < arena) {
+        arena = probe.arena;
+        for (uint32_t id : seg.ids)
+          offsets[id] = trial[id];
+      } else if (probe.exhausted) {
+        provenLow = std::max(provenLow, cap + 1);
+      }
+    }
   }
-  SearchOutcome better =
-      searchPortfolio(seg, offsets, deadline, arena - 1, /*optimize=*/true);
-  proven = better.exhausted;
-  return std::min(arena, better.arena);
+  proven = provenLow >= arena;
+  return arena;
 }
 
 } // namespace

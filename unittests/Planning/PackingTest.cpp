@@ -208,6 +208,40 @@ TEST(PackingTest, SearchMatchesBruteForceOptimum) {
   EXPECT_GT(nonTrivial, 50);
 }
 
+TEST(PackingTest, DecisionSearchIsCompleteAndSound) {
+  // At capacity = optimum the search must find a packing; one byte less it
+  // must prove that none exists. Instances where no greedy order reaches the
+  // optimum make the search itself do the work.
+  std::mt19937_64 rng(11);
+  int searched = 0;
+  for (int iter = 0; iter < 2000; ++iter) {
+    std::vector<PackItem> items = randomInstance(rng, 7, 5, 8, 1);
+    uint64_t optimum = bruteForceOptimum(items);
+    PackOptions greedy;
+    greedy.algorithm = PackAlgorithm::GreedySize;
+    uint64_t greedyArena = pack(items, greedy).arena;
+    greedy.algorithm = PackAlgorithm::GreedyTime;
+    greedyArena = std::min(greedyArena, pack(items, greedy).arena);
+    searched += greedyArena > optimum;
+    PackOptions options;
+    options.algorithm = PackAlgorithm::Exact;
+    options.timeLimitSeconds = 10;
+    options.capacity = optimum;
+    PackResult fit = pack(items, options);
+    ASSERT_TRUE(bruteForceValid(items, fit.offsets, fit.arena))
+        << "instance " << iter;
+    ASSERT_LE(fit.arena, optimum) << "instance " << iter;
+    ASSERT_FALSE(fit.provenInfeasible) << "instance " << iter;
+    if (optimum > packLowerBound(items)) {
+      options.capacity = optimum - 1;
+      PackResult tight = pack(items, options);
+      ASSERT_TRUE(tight.provenInfeasible) << "instance " << iter;
+      ASSERT_TRUE(bruteForceValid(items, tight.offsets, tight.arena));
+    }
+  }
+  EXPECT_GT(searched, 50);
+}
+
 TEST(PackingTest, CapacityDecision) {
   // Three mutually overlapping 4-byte buffers cannot fit in 8 bytes.
   std::vector<PackItem> items = {
