@@ -544,13 +544,13 @@ std::vector<uint32_t> makePreorder(const SearchProblem &p, const char *keys,
 /// Depth-first search over canonical packings, deciding whether everything
 /// fits under a capacity (the published design of MiniMalloc — Moffitt,
 /// ASPLOS'23 — implemented here from its description, with two additions:
-/// stranded items and the incremental section lows). Any packing can be pushed down until every item
-/// rests on an item below it that it overlaps in time (or on 0), at the
-/// first offset its alignment allows. Listing the items of such a packing by
-/// (offset, rank in a fixed order) gives a sequence in which each item sits
-/// exactly at its "minimum offset" — the aligned top of the items before it
-/// that it overlaps. So the search places, at each step, one unplaced item
-/// at its minimum offset, with (offset, rank) increasing along the path;
+/// stranded items and the incremental section lows). Any packing can be pushed
+/// down until every item rests on an item below it that it overlaps in time (or
+/// on 0), at the first offset its alignment allows. Listing the items of such a
+/// packing by (offset, rank in a fixed order) gives a sequence in which each
+/// item sits exactly at its "minimum offset" — the aligned top of the items
+/// before it that it overlaps. So the search places, at each step, one unplaced
+/// item at its minimum offset, with (offset, rank) increasing along the path;
 /// every packing that fits has such a path. Pruning, each sound for some
 /// packing that fits whenever one does:
 /// - section bound: in each time section, the items still to place sit at or
@@ -647,9 +647,9 @@ private:
   bool stopped = false;
 };
 
-CanonicalSearch::CanonicalSearch(const SearchProblem &problem,
-                                 const char *keys, uint64_t capacity,
-                                 const Deadline &deadline, uint64_t nodeLimit,
+CanonicalSearch::CanonicalSearch(const SearchProblem &problem, const char *keys,
+                                 uint64_t capacity, const Deadline &deadline,
+                                 uint64_t nodeLimit,
                                  std::vector<uint64_t> &offsetsOut)
     : p(problem), keys(keys), cap(capacity), deadline(deadline),
       nodeLimit(nodeLimit), offsetsOut(offsetsOut) {
@@ -848,8 +848,8 @@ bool CanonicalSearch::dfs(const Part &part, uint64_t lastOffset,
       fit = floor[s] + unplacedBytes[s] <= cap;
     }
     if (fit)
-      done = cuts.empty() ? dfs(part, c.offset, c.rank)
-                          : solveSplit(part, cuts);
+      done =
+          cuts.empty() ? dfs(part, c.offset, c.rank) : solveSplit(part, cuts);
     while (floorLog.size() > floorMark) {
       floor[floorLog.back().first] = floorLog.back().second;
       floorLog.pop_back();
@@ -1056,12 +1056,11 @@ uint64_t packSearch(const Segment &seg, std::vector<uint64_t> &offsets,
     for (double t : {0.25, 0.5, 0.75, 1.0}) {
       if (provenLow >= arena || deadline.expired())
         break;
-      uint64_t cap = provenLow + static_cast<uint64_t>(
-                                     t * static_cast<double>(arena - 1 -
-                                                             provenLow));
+      uint64_t cap =
+          provenLow +
+          static_cast<uint64_t>(t * static_cast<double>(arena - 1 - provenLow));
       Deadline probeDeadline(std::min(slice, std::max(0.0, remaining())));
-      SearchOutcome probe =
-          searchPortfolio(problem, trial, probeDeadline, cap);
+      SearchOutcome probe = searchPortfolio(problem, trial, probeDeadline, cap);
       if (probe.arena < arena) {
         arena = probe.arena;
         for (uint32_t id : seg.ids)
