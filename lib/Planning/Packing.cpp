@@ -450,8 +450,14 @@ struct SearchProblem {
   std::vector<std::vector<uint32_t>> inSection; // local ids live there
   std::vector<std::vector<uint32_t>> overlaps;  // time-overlapping local ids
   std::vector<uint64_t> sectionBytes;           // live bytes per section
-  size_t overlapCount = 0;
+  /// Set (and nothing else built) when the overlap pairs or the section
+  /// memberships would exceed kMaxSearchEntries: no search on this segment.
+  bool tooLarge = false;
 };
+
+/// Segments needing more time-overlapping pairs or section memberships than
+/// this are not searched (the lists would take too much memory).
+constexpr size_t kMaxSearchEntries = size_t(1) << 22;
 
 SearchProblem::SearchProblem(const Segment &seg)
     : items(seg.items), global(seg.ids) {
@@ -467,13 +473,33 @@ SearchProblem::SearchProblem(const Segment &seg)
   size_t sections = points.size() - 1;
   secLo.resize(n);
   secHi.resize(n);
-  inSection.assign(sections, {});
-  sectionBytes.assign(sections, 0);
-  overlaps.assign(n, {});
+  // Count first: memberships, and overlapping pairs as, in start order, the
+  // items started before and not yet ended (a difference of two counts).
+  std::vector<uint32_t> ends(n);
+  size_t memberships = 0, pairs = 0;
   for (uint32_t i = 0; i < n; ++i) {
     const Interval &live = item(i).live;
     secLo[i] = llvm::lower_bound(points, live.start) - points.begin();
     secHi[i] = llvm::lower_bound(points, live.end) - points.begin();
+    memberships += secHi[i] - secLo[i];
+    ends[i] = secHi[i];
+  }
+  std::vector<uint32_t> order(n);
+  std::iota(order.begin(), order.end(), 0);
+  llvm::sort(order, [&](uint32_t a, uint32_t b) {
+    return std::make_pair(secLo[a], a) < std::make_pair(secLo[b], b);
+  });
+  llvm::sort(ends);
+  for (auto [k, i] : llvm::enumerate(order))
+    pairs += k - (llvm::upper_bound(ends, secLo[i]) - ends.begin());
+  if (memberships > kMaxSearchEntries || pairs > kMaxSearchEntries) {
+    tooLarge = true;
+    return;
+  }
+  inSection.assign(sections, {});
+  sectionBytes.assign(sections, 0);
+  overlaps.assign(n, {});
+  for (uint32_t i = 0; i < n; ++i) {
     for (uint32_t s = secLo[i]; s < secHi[i]; ++s) {
       inSection[s].push_back(i);
       sectionBytes[s] += item(i).size;
@@ -481,11 +507,6 @@ SearchProblem::SearchProblem(const Segment &seg)
   }
   // Two items overlap in time iff one starts inside the other: a sweep in
   // start order over the live set.
-  std::vector<uint32_t> order(n);
-  std::iota(order.begin(), order.end(), 0);
-  llvm::sort(order, [&](uint32_t a, uint32_t b) {
-    return std::make_pair(secLo[a], a) < std::make_pair(secLo[b], b);
-  });
   std::vector<uint32_t> live;
   for (uint32_t i : order) {
     llvm::erase_if(live, [&](uint32_t j) { return secHi[j] <= secLo[i]; });
@@ -493,7 +514,6 @@ SearchProblem::SearchProblem(const Segment &seg)
       overlaps[i].push_back(j);
       overlaps[j].push_back(i);
     }
-    overlapCount += live.size();
     live.push_back(i);
   }
 }
@@ -579,7 +599,6 @@ public:
   Status run();
   /// The arena of the packing found, or UINT64_MAX.
   uint64_t getArena() const { return arena; }
-  uint64_t getNodes() const { return nodes; }
 
 private:
   static constexpr uint64_t kUnplaced = UINT64_MAX;
@@ -969,9 +988,6 @@ uint64_t packGreedy(const Segment &seg, std::vector<uint64_t> &offsets,
 /// Segments up to this size are searched exactly by Best too.
 constexpr size_t kMaxSearchItems = 4096;
 
-/// Segments with more time-overlapping pairs than this are not searched.
-constexpr size_t kMaxSearchOverlaps = size_t(1) << 22;
-
 struct SearchOutcome {
   uint64_t arena = UINT64_MAX;
   bool exhausted = false;
@@ -1033,7 +1049,7 @@ uint64_t packSearch(const Segment &seg, std::vector<uint64_t> &offsets,
   if (!search || arena <= goal)
     return arena;
   SearchProblem problem(seg);
-  if (problem.overlapCount > kMaxSearchOverlaps && !exact)
+  if (problem.tooLarge)
     return arena;
   auto remaining = [&] {
     return std::chrono::duration<double>(deadline.end - Clock::now()).count();
