@@ -4,6 +4,7 @@
 # usage: bench/minimalloc.sh [time-limit-seconds]   (run after building)
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+source "$ROOT/bench/common.sh"
 PACK="$ROOT/build/bin/memplan-pack"
 DIR="$ROOT/../shared/minimalloc/challenging"
 LIMIT="${1:-1}"
@@ -14,11 +15,11 @@ for f in "$DIR"/*.csv; do
   n=$(($(wc -l < "$f") - 1))
   for algo in greedy-size greedy-time best exact; do
     line=$("$PACK" --input "$f" --algorithm="$algo" --time-limit="$LIMIT" --validate)
-    arena=$(sed -E 's/.*arena=([0-9]+).*/\1/' <<< "$line")
-    lb=$(sed -E 's/.*lower_bound=([0-9]+).*/\1/' <<< "$line")
-    ratio=$(sed -E 's/.*ratio=([0-9.]+).*/\1/' <<< "$line")
-    opt=$(sed -E 's/.*optimal=([a-z]+).*/\1/' <<< "$line")
-    ms=$(sed -E 's/.*time_ms=([0-9.]+).*/\1/' <<< "$line")
+    arena=$(field arena "$line")
+    lb=$(field lower_bound "$line")
+    ratio=$(field ratio "$line")
+    opt=$(field optimal "$line")
+    ms=$(field time_ms "$line")
     echo "| ${name%%.*} | $n | $lb | $algo | $arena | $ratio | $ms | $opt |"
   done
 done

@@ -4,6 +4,7 @@
 # usage: bench/scale.sh   (run after building; needs /usr/bin/time)
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+source "$ROOT/bench/common.sh"
 PACK="$ROOT/build/bin/memplan-pack"
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
@@ -17,10 +18,10 @@ for n in 1000 10000 100000 1000000; do
     out=$( { /usr/bin/time -f "TIME %e %M" "$PACK" --input "$TMP/t.csv" --algorithm="$algo" --validate; } 2>&1 )
     line=$(grep arena= <<< "$out")
     read -r _ wall rss <<< "$(grep '^TIME' <<< "$out")"
-    arena=$(sed -E 's/.*arena=([0-9]+).*/\1/' <<< "$line")
-    lb=$(sed -E 's/.*lower_bound=([0-9]+).*/\1/' <<< "$line")
-    ratio=$(sed -E 's/.*ratio=([0-9.]+).*/\1/' <<< "$line")
-    ms=$(sed -E 's/.*time_ms=([0-9.]+).*/\1/' <<< "$line")
+    arena=$(field arena "$line")
+    lb=$(field lower_bound "$line")
+    ratio=$(field ratio "$line")
+    ms=$(field time_ms "$line")
     echo "| $rows | $algo | $arena | $lb | $ratio | $ms | $wall | $((rss / 1024)) |"
   done
 done

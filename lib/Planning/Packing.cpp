@@ -450,6 +450,7 @@ struct SearchProblem {
   std::vector<std::vector<uint32_t>> inSection; // local ids live there
   std::vector<std::vector<uint32_t>> overlaps;  // time-overlapping local ids
   std::vector<uint64_t> sectionBytes;           // live bytes per section
+  std::vector<uint32_t> crossing; // per boundary s|s+1: items live across it
   /// Set (and nothing else built) when the overlap pairs or the section
   /// memberships would exceed kMaxSearchEntries: no search on this segment.
   bool tooLarge = false;
@@ -498,8 +499,11 @@ SearchProblem::SearchProblem(const Segment &seg)
   }
   inSection.assign(sections, {});
   sectionBytes.assign(sections, 0);
+  crossing.assign(sections, 0);
   overlaps.assign(n, {});
   for (uint32_t i = 0; i < n; ++i) {
+    for (uint32_t s = secLo[i]; s + 1 < secHi[i]; ++s)
+      ++crossing[s];
     for (uint32_t s = secLo[i]; s < secHi[i]; ++s) {
       inSection[s].push_back(i);
       sectionBytes[s] += item(i).size;
@@ -680,12 +684,9 @@ CanonicalSearch::CanonicalSearch(const SearchProblem &problem, const char *keys,
   floor.assign(sections, 0);
   unplacedBytes = p.sectionBytes;
   unplacedOverlaps.resize(n);
-  crossing.assign(sections, 0);
-  for (uint32_t i = 0; i < n; ++i) {
+  crossing = p.crossing;
+  for (uint32_t i = 0; i < n; ++i)
     unplacedOverlaps[i] = p.overlaps[i].size();
-    for (uint32_t s = p.secLo[i]; s + 1 < p.secHi[i]; ++s)
-      ++crossing[s];
-  }
   stale.assign(sections, 0);
   low.assign(sections, UINT64_MAX);
   lowCount.assign(sections, 0);
