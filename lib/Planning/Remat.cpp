@@ -6,11 +6,16 @@
 
 #include "memplan/Planning/Remat.h"
 
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringSwitch.h"
 
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <memory>
+#include <optional>
+#include <tuple>
 
 using namespace mlir::memplan;
 
@@ -258,19 +263,17 @@ mlir::memplan::pruneSchedule(const RematGraph &graph,
   std::vector<size_t> current(schedule.begin(), schedule.end());
   for (bool changed = true; changed;) {
     changed = false;
-    std::vector<uint32_t> runs(graph.nodes.size(), 0);
-    for (size_t v : current)
-      ++runs[v];
+    std::vector<uint8_t> ran(graph.nodes.size(), 0);
     // An instance nobody reads lives only at its own position.
     std::vector<size_t> end = scheduleLastReads(graph, current);
     std::vector<size_t> kept;
     for (size_t q = 0; q < current.size(); ++q) {
       size_t v = current[q];
-      if (end[q] == q && runs[v] > 1 && !graph.nodes[v].backward) {
-        --runs[v];
+      if (end[q] == q && ran[v]) {
         changed = true;
         continue;
       }
+      ran[v] = 1;
       kept.push_back(v);
     }
     current = std::move(kept);
@@ -334,18 +337,115 @@ std::vector<size_t> mlir::memplan::rematGreedyOrder(const RematGraph &graph,
   return order;
 }
 
+/// The greedy order's prefixes: the node each adds (SIZE_MAX for the empty
+/// one) and the prefix's peak.
+static std::vector<std::pair<size_t, uint64_t>>
+greedyPrefixes(const RematGraph &graph, uint64_t stopAtPeak) {
+  std::vector<uint8_t> current(graph.nodes.size(), 0);
+  Simulator sim(graph);
+  std::vector<std::pair<size_t, uint64_t>> prefixes{
+      {SIZE_MAX, sim.run(current).peak}};
+  for (size_t node : rematGreedyOrder(graph, stopAtPeak)) {
+    current[node] = 1;
+    prefixes.push_back({node, sim.run(current).peak});
+  }
+  return prefixes;
+}
+
+/// Fills schedule, recompute and result from a schedule.
+static RematPlan planOf(const RematGraph &graph, std::vector<size_t> schedule) {
+  RematPlan plan;
+  plan.recompute.assign(graph.nodes.size(), 0);
+  std::vector<uint8_t> ran(graph.nodes.size(), 0);
+  for (size_t v : schedule) {
+    if (ran[v])
+      plan.recompute[v] = 1;
+    ran[v] = 1;
+  }
+  plan.result = simulateSchedule(graph, schedule);
+  plan.schedule = std::move(schedule);
+  return plan;
+}
+
+std::vector<RematPlan>
+mlir::memplan::rematBudgetSequence(const RematGraph &graph, unsigned steps,
+                                   bool pastFloor) {
+  size_t n = graph.nodes.size();
+  std::vector<std::pair<size_t, uint64_t>> prefixes = greedyPrefixes(graph, 0);
+  uint64_t top = prefixes.front().second, floor = top;
+  for (auto [node, peak] : prefixes)
+    floor = std::min(floor, peak);
+  steps = std::max(1u, steps);
+  // S_i for caps from the top down to the floor.
+  std::vector<RematPlan> s;
+  for (unsigned i = 0; i <= steps; ++i) {
+    uint64_t cap =
+        top - uint64_t((long double)(top - floor) * i / steps + 0.5L);
+    if (i == steps)
+      cap = floor;
+    if (!s.empty() && cap == s.back().smallestPeak)
+      continue; // the same cap again (a narrow range)
+    std::vector<uint8_t> recompute(n, 0);
+    for (auto [node, peak] : prefixes) {
+      if (node != SIZE_MAX)
+        recompute[node] = 1;
+      if (peak <= cap)
+        break;
+    }
+    RematPlan plan = planOf(
+        graph, improveSchedule(graph, rematSchedule(graph, recompute), cap));
+    plan.smallestPeak = cap; // the cap, for now
+    s.push_back(std::move(plan));
+  }
+  // Plan j: the cheapest of S_j ... S_K.
+  std::vector<RematPlan> out(s.size());
+  for (size_t j = s.size(); j-- > 0;) {
+    out[j] = s[j];
+    if (j + 1 < s.size()) {
+      const RematCost &a = out[j + 1].result, &b = s[j].result;
+      if (a.cost < b.cost || (a.cost == b.cost && a.peak <= b.peak))
+        out[j] = out[j + 1];
+    }
+  }
+  std::vector<RematPlan> merged;
+  uint64_t smallest = UINT64_MAX;
+  for (RematPlan &plan : out) {
+    smallest = std::min(smallest, plan.result.peak);
+    if (merged.empty() || merged.back().schedule != plan.schedule)
+      merged.push_back(std::move(plan));
+  }
+  if (pastFloor) {
+    size_t floorAt = 0;
+    while (prefixes[floorAt].second != floor)
+      ++floorAt;
+    std::vector<uint8_t> recompute(n, 0);
+    for (size_t k = 1; k < prefixes.size(); ++k) {
+      recompute[prefixes[k].first] = 1;
+      if (k <= floorAt)
+        continue;
+      RematPlan plan = planOf(graph, rematSchedule(graph, recompute));
+      if (plan.result.cost >= merged.back().result.cost)
+        merged.push_back(std::move(plan));
+    }
+  }
+  for (RematPlan &plan : merged)
+    plan.smallestPeak = smallest;
+  return merged;
+}
+
 RematPlan mlir::memplan::planRemat(const RematGraph &graph,
                                    const RematOptions &options) {
   size_t n = graph.nodes.size();
-  Simulator sim(graph);
-  RematPlan plan;
-  plan.recompute.assign(n, 0);
+  std::vector<uint8_t> recompute(n, 0);
   std::vector<size_t> forward;
   for (size_t i = 0; i < n; ++i)
     if (!graph.nodes[i].backward)
       forward.push_back(i);
   auto finish = [&] {
-    plan.result = sim.run(plan.recompute);
+    RematPlan plan = planOf(graph, rematSchedule(graph, recompute));
+    // A keep/recompute plan: its decisions as given (a recomputed node with
+    // no backward reader still runs once).
+    plan.recompute = recompute;
     plan.feasible = plan.result.peak <= options.budget;
     plan.smallestPeak = plan.result.peak;
     return plan;
@@ -355,7 +455,7 @@ RematPlan mlir::memplan::planRemat(const RematGraph &graph,
     return finish();
   case RematPolicy::RecomputeAll:
     for (size_t i : forward)
-      plan.recompute[i] = 1;
+      recompute[i] = 1;
     return finish();
   case RematPolicy::EveryN:
   case RematPolicy::Sqrt: {
@@ -364,46 +464,245 @@ RematPlan mlir::memplan::planRemat(const RematGraph &graph,
       every = std::max<uint64_t>(
           1, uint64_t(std::ceil(std::sqrt(double(forward.size())))));
     for (size_t k = 0; k < forward.size(); ++k)
-      plan.recompute[forward[k]] = k % std::max<uint64_t>(every, 1) != 0;
+      recompute[forward[k]] = k % std::max<uint64_t>(every, 1) != 0;
     return finish();
   }
   case RematPolicy::CostThreshold:
     for (size_t i : forward)
-      plan.recompute[i] = graph.nodes[i].cost < options.threshold;
+      recompute[i] = graph.nodes[i].cost < options.threshold;
     return finish();
   case RematPolicy::Budget:
     break;
   }
-
-  // The greedy order, independent of the budget, until a prefix fits.
-  struct Prefix {
-    uint64_t peak;
-    size_t added; // node recomputed by this step (SIZE_MAX for the start)
-  };
-  std::vector<Prefix> prefixes{{sim.run(plan.recompute).peak, SIZE_MAX}};
-  std::vector<uint8_t> current(n, 0);
-  for (size_t node : rematGreedyOrder(graph, options.budget)) {
-    current[node] = 1;
-    prefixes.push_back({sim.run(current).peak, node});
-  }
-  // The shortest prefix that fits; the smallest peak of any prefix.
-  plan.smallestPeak = UINT64_MAX;
-  size_t chosen = SIZE_MAX;
-  for (size_t k = 0; k < prefixes.size(); ++k) {
-    plan.smallestPeak = std::min(plan.smallestPeak, prefixes[k].peak);
-    if (chosen == SIZE_MAX && prefixes[k].peak <= options.budget)
-      chosen = k;
-  }
-  plan.feasible = chosen != SIZE_MAX;
-  if (!plan.feasible) {
-    // Report the plan with the smallest peak.
-    chosen = 0;
-    for (size_t k = 1; k < prefixes.size(); ++k)
-      if (prefixes[k].peak < prefixes[chosen].peak)
-        chosen = k;
-  }
-  for (size_t k = 1; k <= chosen; ++k)
-    plan.recompute[prefixes[k].added] = 1;
-  plan.result = sim.run(plan.recompute);
+  std::vector<RematPlan> sequence = rematBudgetSequence(graph);
+  for (RematPlan &plan : sequence)
+    if (plan.result.peak <= options.budget) {
+      plan.feasible = true;
+      return std::move(plan);
+    }
+  // Infeasible: report the plan with the smallest peak (the last).
+  RematPlan plan = std::move(sequence.back());
+  plan.feasible = false;
   return plan;
+}
+
+namespace {
+/// Range add and global maximum over positions 0..n-1.
+class MaxTree {
+public:
+  explicit MaxTree(const std::vector<int64_t> &values) {
+    size = 1;
+    while (size < values.size())
+      size *= 2;
+    top.assign(2 * size, INT64_MIN / 4);
+    pending.assign(2 * size, 0);
+    for (size_t i = 0; i < values.size(); ++i)
+      top[size + i] = values[i];
+    for (size_t i = size - 1; i >= 1; --i)
+      top[i] = std::max(top[2 * i], top[2 * i + 1]);
+  }
+  /// Adds `delta` on [lo, hi] (inclusive; nothing when lo > hi).
+  void add(size_t lo, size_t hi, int64_t delta) {
+    if (lo <= hi && delta != 0)
+      add(1, 0, size - 1, lo, hi, delta);
+  }
+  int64_t max() const { return top[1]; }
+
+private:
+  void add(size_t at, size_t l, size_t r, size_t lo, size_t hi, int64_t d) {
+    if (hi < l || r < lo)
+      return;
+    if (lo <= l && r <= hi) {
+      top[at] += d;
+      pending[at] += d;
+      return;
+    }
+    size_t mid = (l + r) / 2;
+    add(2 * at, l, mid, lo, hi, d);
+    add(2 * at + 1, mid + 1, r, lo, hi, d);
+    top[at] = std::max(top[2 * at], top[2 * at + 1]) + pending[at];
+  }
+  size_t size;
+  std::vector<int64_t> top, pending;
+};
+
+/// The state of improveSchedule: executions at fixed positions, removed ones
+/// marked dead; who reads which instance.
+class ScheduleImprover {
+public:
+  ScheduleImprover(const RematGraph &g, llvm::ArrayRef<size_t> schedule)
+      : g(g), node(schedule.begin(), schedule.end()) {
+    size_t m = node.size();
+    alive.assign(m, 1);
+    first.assign(m, 0);
+    previous.assign(m, SIZE_MAX);
+    sources.resize(m);
+    readers.resize(m);
+    std::vector<size_t> latest(g.nodes.size(), SIZE_MAX);
+    for (size_t q = 0; q < m; ++q) {
+      size_t v = node[q];
+      for (size_t u : g.nodes[v].inputs) {
+        sources[q].push_back(latest[u]);
+        readers[latest[u]].push_back(q);
+      }
+      first[q] = latest[v] == SIZE_MAX;
+      previous[q] = latest[v];
+      latest[v] = q;
+    }
+    std::vector<int64_t> diff(m + 1, 0);
+    for (size_t q = 0; q < m; ++q) {
+      diff[q] += int64_t(g.nodes[node[q]].bytes);
+      diff[end(q) + 1] -= int64_t(g.nodes[node[q]].bytes);
+    }
+    std::vector<int64_t> profile(m);
+    int64_t running = 0;
+    for (size_t q = 0; q < m; ++q)
+      profile[q] = running += diff[q];
+    tree = std::make_unique<MaxTree>(profile);
+  }
+
+  size_t end(size_t q) const {
+    return readers[q].empty() ? q : readers[q].back();
+  }
+
+  /// The changes removing `q` makes: the removed executions (q first) and
+  /// the memory deltas.
+  struct Move {
+    std::vector<size_t> removed;
+    double saving = 0;
+    std::vector<std::tuple<size_t, size_t, int64_t>> deltas;
+  };
+
+  Move plan(size_t q) {
+    Move move;
+    move.removed.push_back(q);
+    for (size_t i = 0; i < move.removed.size(); ++i) {
+      size_t x = move.removed[i];
+      move.saving += g.nodes[node[x]].cost;
+      for (size_t s : sources[x]) {
+        if (++lost[s] == readers[s].size() && !first[s])
+          move.removed.push_back(s);
+      }
+    }
+    auto bytes = [&](size_t x) { return int64_t(g.nodes[node[x]].bytes); };
+    // q's readers move to the previous instance, which lives on until them.
+    size_t p = previous[q];
+    move.deltas.push_back({end(p) + 1, q - 1, bytes(q)});
+    for (size_t i = 1; i < move.removed.size(); ++i) {
+      size_t x = move.removed[i];
+      move.deltas.push_back({x, end(x), -bytes(x)});
+    }
+    for (auto &[s, count] : lost) {
+      if (count == readers[s].size() && !first[s])
+        continue; // removed
+      size_t newEnd = s;
+      for (size_t k = readers[s].size(); k-- > 0;)
+        if (!isRemoved(move, readers[s][k])) {
+          newEnd = readers[s][k];
+          break;
+        }
+      move.deltas.push_back({newEnd + 1, end(s), -bytes(s)});
+    }
+    lost.clear();
+    return move;
+  }
+
+  /// The peak after `move`, without applying it.
+  int64_t peakAfter(const Move &move) {
+    for (auto [lo, hi, d] : move.deltas)
+      if (lo <= hi)
+        tree->add(lo, hi, d);
+    int64_t peak = tree->max();
+    for (auto [lo, hi, d] : move.deltas)
+      if (lo <= hi)
+        tree->add(lo, hi, -d);
+    return peak;
+  }
+
+  void apply(const Move &move) {
+    for (auto [lo, hi, d] : move.deltas)
+      if (lo <= hi)
+        tree->add(lo, hi, d);
+    size_t q = move.removed.front(), p = previous[q];
+    for (size_t r : readers[q]) {
+      for (size_t &s : sources[r])
+        if (s == q)
+          s = p;
+      readers[p].push_back(r);
+    }
+    readers[q].clear();
+    for (size_t x : move.removed) {
+      alive[x] = 0;
+      // The next execution of the same node now follows x's predecessor.
+      for (size_t y = x + 1; y < node.size(); ++y)
+        if (alive[y] && node[y] == node[x]) {
+          previous[y] = previous[x];
+          break;
+        }
+      for (size_t s : sources[x])
+        llvm::erase(readers[s], x);
+    }
+  }
+
+  std::vector<size_t> candidates() const {
+    std::vector<size_t> out;
+    for (size_t q = 0; q < node.size(); ++q)
+      if (alive[q] && !first[q])
+        out.push_back(q);
+    return out;
+  }
+
+  std::vector<size_t> schedule() const {
+    std::vector<size_t> out;
+    for (size_t q = 0; q < node.size(); ++q)
+      if (alive[q])
+        out.push_back(node[q]);
+    return out;
+  }
+
+  int64_t peak() const { return tree->max(); }
+
+private:
+  static bool isRemoved(const Move &move, size_t x) {
+    return llvm::is_contained(move.removed, x);
+  }
+
+  const RematGraph &g;
+  std::vector<size_t> node;
+  std::vector<uint8_t> alive, first;
+  std::vector<size_t> previous;
+  std::vector<std::vector<size_t>> sources, readers;
+  llvm::DenseMap<size_t, size_t> lost;
+  std::unique_ptr<MaxTree> tree;
+};
+} // namespace
+
+std::vector<size_t>
+mlir::memplan::improveSchedule(const RematGraph &graph,
+                               llvm::ArrayRef<size_t> schedule, uint64_t cap) {
+  std::vector<size_t> pruned = pruneSchedule(graph, schedule);
+  ScheduleImprover state(graph, pruned);
+  int64_t limit = std::max<int64_t>(int64_t(cap), state.peak());
+  for (;;) {
+    std::vector<std::pair<double, size_t>> order;
+    for (size_t q : state.candidates())
+      order.push_back({state.plan(q).saving, q});
+    // Largest saving first; then the earlier position.
+    llvm::stable_sort(order, [](auto a, auto b) { return a.first > b.first; });
+    std::optional<ScheduleImprover::Move> best;
+    int64_t bestPeak = 0;
+    for (auto [saving, q] : order) {
+      if (best && saving < best->saving)
+        break;
+      ScheduleImprover::Move move = state.plan(q);
+      int64_t peak = state.peakAfter(move);
+      if (peak > limit || (best && peak >= bestPeak))
+        continue;
+      best = std::move(move);
+      bestPeak = peak;
+    }
+    if (!best || best->saving <= 0)
+      return state.schedule();
+    state.apply(*best);
+  }
 }

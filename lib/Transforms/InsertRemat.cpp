@@ -11,6 +11,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Dominance.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
@@ -63,9 +64,9 @@ struct InsertRematPass
   /// Records the plan as `memplan.remat` on the function, for the reports.
   void recordDecisions(FunctionOpInterface func, FunctionRematGraph &g,
                        const RematPlan &plan);
-  /// Applies `plan` to `func`.
-  void apply(FunctionOpInterface func, FunctionRematGraph &g,
-             const RematPlan &plan);
+  /// Applies `plan` (its schedule) to `func`.
+  LogicalResult apply(FunctionOpInterface func, FunctionRematGraph &g,
+                      const RematPlan &plan);
   /// The packed arena of `func` under `plan`, measured on a copy of the
   /// module; std::nullopt if the copy fails to bufferize or pack.
   std::optional<uint64_t> measureArena(FunctionOpInterface func,
@@ -97,27 +98,21 @@ LogicalResult InsertRematPass::rewrite(FunctionOpInterface func,
     // smaller budget never gets a larger arena). Up to 48 prefixes are all
     // measured; longer orders are sampled with a stride, then the window
     // before the first sampled fit is scanned one by one.
-    std::vector<size_t> order = rematGreedyOrder(g.graph);
-    size_t n = g.graph.nodes.size();
-    auto prefixPlan = [&](size_t k) {
-      RematPlan p;
-      p.recompute.assign(n, 0);
-      for (size_t i = 0; i < k; ++i)
-        p.recompute[order[i]] = 1;
-      return p;
-    };
+    std::vector<RematPlan> order =
+        rematBudgetSequence(g.graph, 64, /*pastFloor=*/true);
     uint64_t smallestArena = UINT64_MAX;
     auto fitsAt = [&](size_t k) -> std::optional<bool> {
-      std::optional<uint64_t> arena = measureArena(func, prefixPlan(k));
+      std::optional<uint64_t> arena = measureArena(func, order[k]);
       if (!arena)
         return std::nullopt;
       smallestArena = std::min(smallestArena, *arena);
       return *arena <= uint64_t(budget);
     };
-    size_t stride = std::max<size_t>(1, (order.size() + 47) / 48);
+    size_t last = order.size() - 1;
+    size_t stride = std::max<size_t>(1, (last + 47) / 48);
     std::optional<size_t> chosen;
     size_t lastMiss = 0;
-    for (size_t k = 0;; k = std::min(k + stride, order.size())) {
+    for (size_t k = 0;; k = std::min(k + stride, last)) {
       std::optional<bool> fits = fitsAt(k);
       if (!fits)
         return func.emitError("memplan-insert-remat could not bufferize and "
@@ -127,7 +122,7 @@ LogicalResult InsertRematPass::rewrite(FunctionOpInterface func,
         break;
       }
       lastMiss = k;
-      if (k == order.size())
+      if (k == last)
         break;
     }
     if (chosen && stride > 1)
@@ -138,16 +133,14 @@ LogicalResult InsertRematPass::rewrite(FunctionOpInterface func,
         }
     if (!chosen)
       return infeasible(smallestArena);
-    plan = prefixPlan(*chosen);
-    plan.result = simulateRemat(g.graph, plan.recompute); // for the report
+    plan = order[*chosen];
   }
   recordDecisions(func, g, plan);
   if (budget > 0)
     func->setAttr(MemplanDialect::getBudgetAttrName(),
                   IntegerAttr::get(IntegerType::get(func.getContext(), 64),
                                    static_cast<int64_t>(budget)));
-  apply(func, g, plan);
-  return success();
+  return apply(func, g, plan);
 }
 
 void InsertRematPass::recordDecisions(FunctionOpInterface func,
@@ -198,7 +191,12 @@ std::optional<uint64_t> InsertRematPass::measureArena(FunctionOpInterface func,
   FailureOr<FunctionRematGraph> g = FunctionRematGraph::build(copyFunc);
   if (failed(g))
     return std::nullopt;
-  apply(copyFunc, *g, plan);
+  {
+    ScopedDiagnosticHandler quiet(copy->getContext(),
+                                  [](Diagnostic &) { return success(); });
+    if (failed(apply(copyFunc, *g, plan)))
+      return std::nullopt;
+  }
   PassManager pm(copy->getContext(), ModuleOp::getOperationName());
   std::string pipeline =
       "memplan-materialize-remat,one-shot-bufferize{bufferize-function-"
@@ -218,16 +216,280 @@ std::optional<uint64_t> InsertRematPass::measureArena(FunctionOpInterface func,
   return arena;
 }
 
-void InsertRematPass::apply(FunctionOpInterface func, FunctionRematGraph &g,
-                            const RematPlan &plan) {
-  MLIRContext *ctx = func.getContext();
+namespace {
+/// Rewrites a function so that it executes a remat schedule (Remat.h): a
+/// node's first execution is its ops where they stand; the recomputations
+/// that precede it in the schedule become one memplan.recompute region
+/// placed right before the first of its ops that reads what the region
+/// yields (else before its last writer). Every read takes the instance the
+/// schedule reads: the latest one before it.
+class ScheduleRewriter {
+public:
+  ScheduleRewriter(FunctionOpInterface func, FunctionRematGraph &g)
+      : func(func), g(g), body(func.getFunctionBody().front()) {}
+
+  LogicalResult run(ArrayRef<size_t> schedule);
+
+private:
+  using Instance = DenseMap<Value, Value>;
+  Operation *topLevel(Operation *op) {
+    while (op->getBlock() != &body)
+      op = op->getParentOp();
+    return op;
+  }
+  /// The node whose chain defines `v`, if any.
+  std::optional<size_t> nodeOfValue(Value v) {
+    Operation *def = v.getDefiningOp();
+    if (!def)
+      return std::nullopt;
+    auto it = g.nodeOf.find(topLevel(def));
+    if (it == g.nodeOf.end() || topLevel(def) != def)
+      return std::nullopt;
+    return it->second;
+  }
+  /// What a read of `v` outside its chain sees now.
+  Value current(Value v) {
+    std::optional<size_t> u = nodeOfValue(v);
+    if (!u || !instance[*u])
+      return v;
+    auto it = instance[*u]->find(v);
+    return it == instance[*u]->end() ? v : it->second;
+  }
+  /// Redirects the reads of `op` (and its payloads) of other nodes' values
+  /// to their current instances; returns whether any changed.
+  bool remap(Operation *op, std::optional<size_t> self) {
+    bool changed = false;
+    op->walk([&](Operation *nested) {
+      for (OpOperand &use : nested->getOpOperands()) {
+        std::optional<size_t> u = nodeOfValue(use.get());
+        if (!u || u == self)
+          continue;
+        Value now = current(use.get());
+        if (now != use.get()) {
+          use.set(now);
+          changed = true;
+        }
+      }
+    });
+    return changed;
+  }
+  LogicalResult buildGroup(size_t t, ArrayRef<size_t> group,
+                           ArrayRef<uint8_t> readLater);
+
+  FunctionOpInterface func;
+  FunctionRematGraph &g;
+  Block &body;
+  /// Per node: the values of its latest instance when it is a recomputed
+  /// one (original chain value -> recomputed value).
+  std::vector<std::optional<Instance>> instance;
+};
+} // namespace
+
+LogicalResult ScheduleRewriter::run(ArrayRef<size_t> schedule) {
   size_t n = g.graph.nodes.size();
+  instance.assign(n, std::nullopt);
+  // First executions must come in node order (the program's order).
+  std::vector<uint8_t> ran(n, 0);
+  size_t next = 0;
+  for (size_t v : schedule) {
+    if (ran[v])
+      continue;
+    if (v != next)
+      return func.emitError("memplan-insert-remat: internal error: the "
+                            "schedule runs nodes out of program order");
+    ran[v] = 1;
+    ++next;
+  }
+  if (next != n)
+    return func.emitError(
+        "memplan-insert-remat: internal error: the schedule misses a node");
+  // Ops in no chain, by the node whose stage they belong to (the first node
+  // whose last writer follows them; n: after every node).
+  DenseMap<Operation *, size_t> position;
+  for (auto [i, op] : llvm::enumerate(body))
+    position[&op] = i;
+  std::vector<size_t> writerAt(n);
+  for (size_t k = 0; k < n; ++k)
+    writerAt[k] = position[topLevel(g.finals[k].getDefiningOp())];
+  std::vector<SmallVector<Operation *>> loose(n + 1);
+  for (Operation &op : body) {
+    if (g.nodeOf.count(&op))
+      continue;
+    size_t stage = llvm::partition_point(
+                       writerAt, [&](size_t w) { return w < position[&op]; }) -
+                   writerAt.begin();
+    loose[std::min(stage, n)].push_back(&op);
+  }
+  std::vector<size_t> lastRead = scheduleLastReads(g.graph, schedule);
+  SmallVector<size_t> group;
+  std::vector<uint8_t> readLater;
+  std::fill(ran.begin(), ran.end(), 0);
+  size_t t = 0;
+  size_t groupStart = 0;
+  for (size_t q = 0; q < schedule.size(); ++q) {
+    size_t v = schedule[q];
+    if (ran[v]) {
+      if (group.empty())
+        groupStart = q;
+      group.push_back(v);
+      continue;
+    }
+    ran[v] = 1;
+    // Ops outside chains in this stage read the state before the region.
+    for (Operation *op : loose[t])
+      remap(op, std::nullopt);
+    if (!group.empty()) {
+      readLater.clear();
+      for (size_t i = 0; i < group.size(); ++i)
+        readLater.push_back(lastRead[groupStart + i] >= q);
+      if (failed(buildGroup(t, group, readLater)))
+        return failure();
+      group.clear();
+    }
+    for (Operation *op : g.chains[t])
+      remap(op, t);
+    ++t;
+  }
+  for (Operation *op : loose[n])
+    remap(op, std::nullopt);
+  // Every read must follow what it reads (a region placed after an early op
+  // of a later node would not).
+  DominanceInfo dominance(func);
+  WalkResult walk = func.walk([&](Operation *op) {
+    for (Value operand : op->getOperands())
+      if (!dominance.properlyDominates(operand, op))
+        return op->emitError("memplan-insert-remat cannot order this op "
+                             "after the recomputation it reads"),
+               WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  return failure(walk.wasInterrupted());
+}
+
+LogicalResult ScheduleRewriter::buildGroup(size_t t, ArrayRef<size_t> group,
+                                           ArrayRef<uint8_t> readLater) {
+  MLIRContext *ctx = func.getContext();
+  auto block = std::make_unique<Block>();
+  OpBuilder b(ctx);
+  b.setInsertionPointToStart(block.get());
+  SmallVector<Value> inputs;
+  DenseMap<Value, Value> argOf;
+  auto argFor = [&](Value outer) {
+    auto [it, inserted] = argOf.try_emplace(outer, Value());
+    if (inserted) {
+      it->second = block->addArgument(outer.getType(), outer.getLoc());
+      inputs.push_back(outer);
+    }
+    return it->second;
+  };
+  // The latest instance of each node inside the region.
+  DenseMap<size_t, Instance> local;
+  for (auto [i, v] : llvm::enumerate(group)) {
+    IRMapping mapping;
+    llvm::SmallPtrSet<Operation *, 8> chainOps(g.chains[v].begin(),
+                                               g.chains[v].end());
+    for (Operation *op : g.chains[v]) {
+      // Values read from outside this chain: from a local instance, else
+      // a block argument for the current outer value.
+      op->walk([&](Operation *nested) {
+        for (Value operand : nested->getOperands()) {
+          if (mapping.contains(operand))
+            continue;
+          Operation *def = operand.getDefiningOp();
+          if (def && (op->isAncestor(def) || chainOps.count(topLevel(def))))
+            continue; // inside the op, or earlier in this chain
+          if (!def && op->isAncestor(operand.getParentRegion()->getParentOp()))
+            continue; // a payload block argument
+          std::optional<size_t> u = nodeOfValue(operand);
+          if (u) {
+            auto it = local.find(*u);
+            if (it != local.end() && it->second.count(operand)) {
+              mapping.map(operand, it->second.lookup(operand));
+              continue;
+            }
+          }
+          mapping.map(operand, argFor(current(operand)));
+        }
+      });
+      Operation *copy = b.clone(*op, mapping);
+      // Recomputed buffers keep this mark through bufferization (allocations
+      // take their tensor's location): reports show them as recomputed.
+      copy->setLoc(
+          NameLoc::get(StringAttr::get(ctx, kRecomputeLocName), op->getLoc()));
+    }
+    Instance values;
+    for (Operation *op : g.chains[v])
+      for (Value r : op->getResults())
+        values[r] = mapping.lookup(r);
+    local[v] = std::move(values);
+  }
+  // Yield the instances read after the region: the values of their chains
+  // that something outside the chain reads.
+  SmallVector<Value> yielded, originals;
+  for (auto [i, v] : llvm::enumerate(group)) {
+    if (!readLater[i])
+      continue;
+    llvm::SmallPtrSet<Operation *, 8> chainOps(g.chains[v].begin(),
+                                               g.chains[v].end());
+    for (Operation *op : g.chains[v])
+      for (Value r : op->getResults())
+        if (llvm::any_of(r.getUsers(), [&](Operation *user) {
+              return !chainOps.count(topLevel(user));
+            })) {
+          originals.push_back(r);
+          yielded.push_back(local[v].lookup(r));
+        }
+  }
+  // Right before the first op of node t that reads what the region yields,
+  // else before t's last writer.
+  Operation *at = topLevel(g.finals[t].getDefiningOp());
+  llvm::SmallPtrSet<Value, 16> yieldedSet(originals.begin(), originals.end());
+  for (Operation *op : g.chains[t]) {
+    bool reads = false;
+    op->walk([&](Operation *nested) {
+      for (Value operand : nested->getOperands())
+        reads |= yieldedSet.count(operand) != 0;
+    });
+    if (reads) {
+      at = op;
+      break;
+    }
+  }
+  for (Value in : inputs) {
+    Operation *def = in.getDefiningOp();
+    if (def && !topLevel(def)->isBeforeInBlock(at))
+      return at->emitError("memplan-insert-remat cannot place a "
+                           "recomputation before this op: it reads a value "
+                           "defined later");
+  }
+  b.setInsertionPointToEnd(block.get());
+  YieldOp::create(b, at->getLoc(), yielded);
+  b.setInsertionPoint(at);
+  SmallVector<Type> types;
+  for (Value v : yielded)
+    types.push_back(v.getType());
+  auto recompute = RecomputeOp::create(b, at->getLoc(), types, inputs);
+  recompute.getBody().push_back(block.release());
+  // From now on, reads of these nodes see the region's results.
+  DenseMap<size_t, Instance> fresh;
+  for (auto [k, original] : llvm::enumerate(originals))
+    fresh[*nodeOfValue(original)][original] = recompute.getResult(k);
+  for (auto &[u, values] : fresh)
+    instance[u] = std::move(values);
+  return success();
+}
+
+LogicalResult InsertRematPass::apply(FunctionOpInterface func,
+                                     FunctionRematGraph &g,
+                                     const RematPlan &plan) {
+  if (failed(ScheduleRewriter(func, g).run(plan.schedule)))
+    return failure();
+  // Kept saved values: the backward pass reads a checkpoint of them.
   Block &body = func.getFunctionBody().front();
   DenseMap<Operation *, size_t> position;
   for (auto [i, op] : llvm::enumerate(body))
     position[&op] = i;
-  // Backward ops: in a backward node's chain, or outside chains after the
-  // last forward buffer is complete.
+  size_t n = g.graph.nodes.size();
   size_t lastForward = 0;
   for (size_t k = 0; k < n; ++k)
     if (!g.graph.nodes[k].backward)
@@ -241,119 +503,24 @@ void InsertRematPass::apply(FunctionOpInterface func, FunctionRematGraph &g,
       return g.graph.nodes[it->second].backward;
     return position[user] > lastForward;
   };
-  auto backwardUses = [&](size_t k) {
-    SmallVector<OpOperand *> uses;
-    for (Operation *op : g.chains[k])
-      for (Value v : op->getResults())
-        for (OpOperand &use : v.getUses())
-          if (isBackward(use.getOwner()))
-            uses.push_back(&use);
-    return uses;
-  };
-  auto topLevel = [&](Operation *op) {
-    while (op->getBlock() != &body)
-      op = op->getParentOp();
-    return op;
-  };
-  // The backward uses of every buffer, taken before any rewriting: once a
-  // kept buffer is checkpointed its backward uses read the checkpoint, and
-  // asking the IR again would mistake it for a buffer nothing saves.
-  std::vector<SmallVector<OpOperand *>> saved(n);
-  for (size_t k = 0; k < n; ++k)
-    if (!g.graph.nodes[k].backward && !g.external[k])
-      saved[k] = backwardUses(k);
-
   for (size_t k = 0; k < n; ++k) {
-    const RematNode &node = g.graph.nodes[k];
-    if (node.backward || g.external[k])
+    if (g.graph.nodes[k].backward || g.external[k])
       continue;
-    ArrayRef<OpOperand *> uses = saved[k];
+    Value final = g.finals[k];
+    auto type = dyn_cast<RankedTensorType>(final.getType());
+    if (!type || !type.hasStaticShape())
+      continue;
+    SmallVector<OpOperand *> uses;
+    for (OpOperand &use : final.getUses())
+      if (isBackward(use.getOwner()))
+        uses.push_back(&use);
     if (uses.empty())
-      continue; // dead saved state: nothing backward reads it
-    if (!plan.recompute[k]) {
-      // Kept: backward uses read a checkpoint of the buffer's final value.
-      Value final = g.finals[k];
-      if (!isa<RankedTensorType>(final.getType()) ||
-          !cast<RankedTensorType>(final.getType()).hasStaticShape())
-        continue;
-      OpBuilder b(ctx);
-      b.setInsertionPointAfterValue(final);
-      auto checkpoint =
-          b.create<CheckpointOp>(final.getLoc(), final.getType(), final);
-      for (OpOperand *use : uses)
-        if (use->get() == final)
-          use->set(checkpoint.getResult());
-      continue;
-    }
-    // Recomputed: clone its chain and those of recomputed buffers it reads.
-    llvm::SetVector<size_t> slice;
-    SmallVector<size_t> work{k};
-    while (!work.empty()) {
-      size_t q = work.pop_back_val();
-      if (!slice.insert(q))
-        continue;
-      // Rebuild every forward ancestor except kept ones the backward pass
-      // reads (checkpointed): reading any other original value would keep
-      // it alive into the backward pass.
-      for (size_t in : g.graph.nodes[q].inputs)
-        if (!g.graph.nodes[in].backward && !g.external[in] &&
-            (plan.recompute[in] || saved[in].empty()))
-          work.push_back(in);
-    }
-    SmallVector<Operation *> ops;
-    for (size_t q : slice)
-      llvm::append_range(ops, g.chains[q]);
-    llvm::sort(ops, [&](Operation *a, Operation *b) {
-      return position[a] < position[b];
-    });
-    llvm::SmallPtrSet<Operation *, 16> inSlice(ops.begin(), ops.end());
-    // Inputs: every value the slice reads that it does not define.
-    llvm::SetVector<Value> inputs;
-    for (Operation *op : ops)
-      op->walk([&](Operation *nested) {
-        for (Value operand : nested->getOperands()) {
-          Operation *def = operand.getDefiningOp();
-          if (def && (inSlice.count(topLevel(def)) || op->isAncestor(def)))
-            continue;
-          if (!def && op->isAncestor(operand.getParentRegion()->getParentOp()))
-            continue; // a payload block argument
-          inputs.insert(operand);
-        }
-      });
-    // The values of this buffer that backward ops read.
-    llvm::SetVector<Value> needed;
-    Operation *first = nullptr;
-    for (OpOperand *use : uses) {
-      needed.insert(use->get());
-      Operation *owner = topLevel(use->getOwner());
-      if (!first || position[owner] < position[first])
-        first = owner;
-    }
-    OpBuilder b(first);
-    SmallVector<Type> types;
-    for (Value v : needed)
-      types.push_back(v.getType());
-    auto recompute =
-        b.create<RecomputeOp>(first->getLoc(), types, inputs.getArrayRef());
-    Block *block = b.createBlock(&recompute.getBody());
-    IRMapping mapping;
-    for (Value in : inputs)
-      mapping.map(in, block->addArgument(in.getType(), in.getLoc()));
-    b.setInsertionPointToStart(block);
-    for (Operation *op : ops) {
-      Operation *copy = b.clone(*op, mapping);
-      // Recomputed buffers keep this mark through bufferization (allocations
-      // take their tensor's location): reports show them as recomputed.
-      copy->setLoc(
-          NameLoc::get(StringAttr::get(ctx, kRecomputeLocName), op->getLoc()));
-    }
-    SmallVector<Value> yielded;
-    for (Value v : needed)
-      yielded.push_back(mapping.lookup(v));
-    b.create<YieldOp>(first->getLoc(), yielded);
-    for (OpOperand *use : uses) {
-      auto it = llvm::find(needed, use->get());
-      use->set(recompute.getResult(it - needed.begin()));
-    }
+      continue; // dead saved state, or only recomputed copies are read
+    OpBuilder b(func.getContext());
+    b.setInsertionPointAfterValue(final);
+    auto checkpoint = CheckpointOp::create(b, final.getLoc(), type, final);
+    for (OpOperand *use : uses)
+      use->set(checkpoint.getResult());
   }
+  return success();
 }

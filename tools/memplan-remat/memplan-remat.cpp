@@ -355,8 +355,7 @@ int main(int argc, char **argv) {
   } else if (milp) {
     RematMILPResult solved =
         solveRematMILP(graph, options.budget, timeLimit,
-                       plan.feasible ? rematSchedule(graph, plan.recompute)
-                                     : std::vector<size_t>());
+                       plan.feasible ? plan.schedule : std::vector<size_t>());
     using Status = RematMILPResult::Status;
     if (solved.status == Status::Infeasible) {
       errs() << "memplan-remat: the budget of " << options.budget
@@ -383,7 +382,7 @@ int main(int argc, char **argv) {
     result = solved.result;
     optimal = solved.status == Status::Optimal ? "yes" : "no";
   } else {
-    schedule = rematSchedule(graph, plan.recompute);
+    schedule = plan.schedule;
     result = plan.result;
     // Without recomputation the cost is the baseline, which nothing beats.
     if (result.cost == baseline)
@@ -408,7 +407,7 @@ int main(int argc, char **argv) {
     // The MILP and the chain DP may store intermediate states while
     // recomputing: the
     // decisions alone do not say when; the schedule does.
-    if (milp || chainPolicy) {
+    if (milp || chainPolicy || *policy == RematPolicy::Budget) {
       json::Array ids;
       for (size_t v : schedule)
         ids.push_back(graph.nodes[v].id);

@@ -81,20 +81,23 @@ TEST(RematTest, BudgetAgainstExhaustiveSearch) {
       options.policy = RematPolicy::Budget;
       options.budget = budget;
       RematPlan plan = planRemat(g, options);
-      RematCost check = simulateRemat(g, plan.recompute);
+      ASSERT_FALSE(checkSchedule(g, plan.schedule).has_value());
+      RematCost check = simulateSchedule(g, plan.schedule);
       ASSERT_EQ(check.peak, plan.result.peak);
-      ASSERT_GE(plan.smallestPeak, minPeak);
+      ASSERT_EQ(check.cost, plan.result.cost);
+      ASSERT_LE(plan.smallestPeak, plan.result.peak);
       if (!plan.feasible)
         continue;
       ++cases;
       ASSERT_LE(plan.result.peak, budget) << "instance " << iter;
-      ASSERT_GE(plan.result.cost, optimum) << "instance " << iter;
-      optimalHits += plan.result.cost == optimum;
+      ASSERT_GE(plan.result.cost, g.totalCost()) << "instance " << iter;
+      // Multi-level schedules can beat the best keep/recompute plan.
+      optimalHits += plan.result.cost <= optimum;
     }
   }
-  // Not a proof of quality, but the greedy must often be optimal on tiny
-  // graphs.
-  EXPECT_GT(optimalHits, cases / 2) << optimalHits << " of " << cases;
+  // Not a proof of quality, but the planner must usually match or beat the
+  // best keep/recompute plan on tiny graphs.
+  EXPECT_GT(optimalHits, cases * 9 / 10) << optimalHits << " of " << cases;
 }
 
 TEST(RematTest, BudgetIsMonotone) {
@@ -122,6 +125,100 @@ TEST(RematTest, BudgetIsMonotone) {
         break;
     }
   }
+}
+
+/// improveSchedule as its contract states it, by brute force: every
+/// candidate removal is applied, pruned and simulated.
+std::vector<size_t> improveNaive(const RematGraph &g,
+                                 std::vector<size_t> current, uint64_t cap) {
+  current = pruneSchedule(g, current);
+  uint64_t limit = std::max(cap, simulateSchedule(g, current).peak);
+  for (;;) {
+    RematCost now = simulateSchedule(g, current);
+    std::vector<uint8_t> seen(g.nodes.size(), 0);
+    std::vector<size_t> best;
+    double bestSaving = 0;
+    uint64_t bestPeak = 0;
+    for (size_t q = 0; q < current.size(); ++q) {
+      if (!seen[current[q]]) {
+        seen[current[q]] = 1;
+        continue;
+      }
+      std::vector<size_t> trial(current);
+      trial.erase(trial.begin() + q);
+      trial = pruneSchedule(g, trial);
+      RematCost c = simulateSchedule(g, trial);
+      double saving = now.cost - c.cost;
+      if (c.peak > limit || saving <= 0)
+        continue;
+      if (best.empty() || saving > bestSaving ||
+          (saving == bestSaving && c.peak < bestPeak)) {
+        best = trial;
+        bestSaving = saving;
+        bestPeak = c.peak;
+      }
+    }
+    if (best.empty())
+      return current;
+    current = best;
+  }
+}
+
+TEST(RematTest, ImproveScheduleEqualsBruteForce) {
+  std::mt19937_64 rng(17);
+  int improved = 0;
+  for (int iter = 0; iter < 300; ++iter) {
+    int f = std::uniform_int_distribution<int>(3, 10)(rng);
+    RematGraph g = randomGraph(rng, f, 20);
+    std::vector<uint8_t> r(g.nodes.size(), 0);
+    for (int i = 0; i < f; ++i)
+      r[i] = rng() % 3 != 0;
+    std::vector<size_t> start = rematSchedule(g, r);
+    RematCost before = simulateSchedule(g, start);
+    uint64_t cap = before.peak + rng() % 30;
+    std::vector<size_t> fast = improveSchedule(g, start, cap);
+    ASSERT_EQ(fast, improveNaive(g, start, cap)) << "instance " << iter;
+    ASSERT_FALSE(checkSchedule(g, fast).has_value()) << iter;
+    RematCost after = simulateSchedule(g, fast);
+    ASSERT_LE(after.peak, cap) << iter;
+    ASSERT_LE(after.cost, before.cost) << iter;
+    improved += after.cost < before.cost;
+  }
+  // The test must exercise removals, not only empty improvements.
+  EXPECT_GT(improved, 100);
+}
+
+TEST(RematTest, ImproveScheduleKeepsRecomputedStates) {
+  // A uniform chain of 6 layers (cost 1, 1 byte), gradients reading the
+  // next gradient and the layer's input. Recomputing everything from the
+  // input costs 1+2+3+4+5 extra; keeping the states a recomputation passes
+  // through (as revolve does) costs less when the cap allows it.
+  RematGraph g;
+  int n = 6;
+  for (int i = 0; i < n; ++i)
+    g.nodes.push_back(
+        {i, "", 1, 1, false,
+         i ? std::vector<size_t>{size_t(i - 1)} : std::vector<size_t>{}});
+  for (int i = n - 1; i >= 0; --i) {
+    std::vector<size_t> in{g.nodes.size() - 1};
+    if (i > 0)
+      in.push_back(i - 1);
+    g.nodes.push_back({int64_t(g.nodes.size()), "", 2, 1, true, in});
+  }
+  std::vector<uint8_t> r(g.nodes.size(), 0);
+  for (int i = 1; i < n; ++i)
+    r[i] = 1;
+  std::vector<size_t> start = rematSchedule(g, r);
+  RematCost before = simulateSchedule(g, start);
+  std::vector<size_t> better = improveSchedule(g, start, before.peak + 1);
+  RematCost after = simulateSchedule(g, better);
+  EXPECT_LT(after.cost, before.cost);
+  EXPECT_LE(after.peak, before.peak + 1);
+  // With no room above the input's peak it may still drop recomputations
+  // that cost no memory, never more.
+  RematCost tight = simulateSchedule(g, improveSchedule(g, start, 0));
+  EXPECT_LE(tight.peak, before.peak);
+  EXPECT_LE(tight.cost, before.cost);
 }
 
 TEST(RematTest, FixedPolicies) {

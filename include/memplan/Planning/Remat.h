@@ -94,10 +94,26 @@ std::vector<size_t> scheduleLastReads(const RematGraph &graph,
                                       llvm::ArrayRef<size_t> schedule);
 
 /// Drops, until none is left, the recomputations whose output nothing reads
-/// (a node's last remaining execution always stays). On a valid schedule the
-/// result is valid and neither costs more nor peaks higher.
+/// (a node's first execution always stays: it is the op in the program). On
+/// a valid schedule the result is valid and neither costs more nor peaks
+/// higher.
 std::vector<size_t> pruneSchedule(const RematGraph &graph,
                                   llvm::ArrayRef<size_t> schedule);
+
+/// Multi-level recomputation: improves a valid schedule by keeping recomputed
+/// values longer instead of recomputing them again. One step removes a
+/// recomputation q of node v — its readers then read v's previous instance,
+/// which lives until q's last reader — together with the recomputations
+/// that existed only to feed q (pruned). Greedy: each step takes the
+/// removal that saves the most cost among those whose schedule still peaks
+/// at most `cap` (ties: the lower peak, then the earlier position), until
+/// none is left. First executions are never removed. The result is pruned,
+/// valid, peaks at most max(cap, the input's peak) and costs no more than
+/// the input. Each candidate is evaluated incrementally (the memory profile
+/// in a max segment tree), so a step costs O(L log L) for L executions.
+std::vector<size_t> improveSchedule(const RematGraph &graph,
+                                    llvm::ArrayRef<size_t> schedule,
+                                    uint64_t cap);
 
 enum class RematPolicy {
   KeepAll,
@@ -122,7 +138,12 @@ struct RematOptions {
 };
 
 struct RematPlan {
+  /// Forward nodes that run more than once.
   std::vector<uint8_t> recompute;
+  /// What runs, in order (checkSchedule-valid, pruned): for keep/recompute
+  /// policies rematSchedule(recompute); for `budget` a multi-level schedule.
+  std::vector<size_t> schedule;
+  /// simulateSchedule(schedule).
   RematCost result;
   /// Budget policy: the plan fits the budget. Other policies: the plan's
   /// peak is at most the budget.
@@ -132,13 +153,26 @@ struct RematPlan {
   uint64_t smallestPeak = 0;
 };
 
-/// Plans rematerialization. Budget is the greedy planner: it orders forward
-/// nodes once — repeatedly recomputing, among the kept nodes resident at the
-/// current peak, the one that lowers the peak most per unit of added cost —
-/// and takes the shortest prefix of that order whose peak fits the budget.
-/// Because the order does not depend on the budget, a smaller budget never
-/// gives a larger peak nor a smaller cost.
+/// Plans rematerialization. Budget takes the first plan of
+/// rematBudgetSequence whose peak fits the budget.
 RematPlan planRemat(const RematGraph &graph, const RematOptions &options);
+
+/// The budget planner's plans, computed without a budget: for caps c_0 > c_1
+/// > ... > c_K spread evenly from the keep-all peak down to the floor F (the
+/// smallest peak of any prefix of rematGreedyOrder), S_i is
+/// improveSchedule(schedule of the shortest greedy prefix peaking at most
+/// c_i, c_i); plan j is the cheapest of S_j ... S_K (ties: the lower peak).
+/// Costs never decrease along the sequence and every plan peaks at most its
+/// cap, so "the first plan that fits" — by peak (planRemat) or by packed
+/// arena (--memplan-insert-remat) — is monotone: a smaller budget never
+/// gets a larger peak or arena, nor a smaller cost. Consecutive equal plans
+/// are merged. `steps` is K. With `pastFloor`, the greedy prefixes longer
+/// than the floor's follow as one-level plans (their liveness peaks are
+/// higher, but their packed arenas can be smaller; costs still never
+/// decrease: a prefix cheaper than the plan before it is left out).
+std::vector<RematPlan> rematBudgetSequence(const RematGraph &graph,
+                                           unsigned steps = 64,
+                                           bool pastFloor = false);
 
 /// The budget planner's order: the forward nodes it recomputes, one by one,
 /// until the peak is at most `stopAtPeak` or every forward node the backward
