@@ -352,8 +352,8 @@ greedyPrefixes(const RematGraph &graph, uint64_t stopAtPeak) {
   return prefixes;
 }
 
-/// Fills schedule, recompute and result from a schedule.
-static RematPlan planOf(const RematGraph &graph, std::vector<size_t> schedule) {
+RematPlan mlir::memplan::rematPlanOfSchedule(const RematGraph &graph,
+                                             std::vector<size_t> schedule) {
   RematPlan plan;
   plan.recompute.assign(graph.nodes.size(), 0);
   std::vector<uint8_t> ran(graph.nodes.size(), 0);
@@ -392,7 +392,7 @@ mlir::memplan::rematBudgetSequence(const RematGraph &graph, unsigned steps,
       if (peak <= cap)
         break;
     }
-    RematPlan plan = planOf(
+    RematPlan plan = rematPlanOfSchedule(
         graph, improveSchedule(graph, rematSchedule(graph, recompute), cap));
     plan.smallestPeak = cap; // the cap, for now
     s.push_back(std::move(plan));
@@ -423,7 +423,8 @@ mlir::memplan::rematBudgetSequence(const RematGraph &graph, unsigned steps,
       recompute[prefixes[k].first] = 1;
       if (k <= floorAt)
         continue;
-      RematPlan plan = planOf(graph, rematSchedule(graph, recompute));
+      RematPlan plan =
+          rematPlanOfSchedule(graph, rematSchedule(graph, recompute));
       if (plan.result.cost >= merged.back().result.cost)
         merged.push_back(std::move(plan));
     }
@@ -442,7 +443,8 @@ RematPlan mlir::memplan::planRemat(const RematGraph &graph,
     if (!graph.nodes[i].backward)
       forward.push_back(i);
   auto finish = [&] {
-    RematPlan plan = planOf(graph, rematSchedule(graph, recompute));
+    RematPlan plan =
+        rematPlanOfSchedule(graph, rematSchedule(graph, recompute));
     // A keep/recompute plan: its decisions as given (a recomputed node with
     // no backward reader still runs once).
     plan.recompute = recompute;

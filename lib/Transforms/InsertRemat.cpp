@@ -7,6 +7,8 @@
 #include "memplan/Analysis/Lifetimes.h"
 #include "memplan/Analysis/RematGraph.h"
 #include "memplan/IR/MemplanOps.h"
+#include "memplan/Planning/RematChain.h"
+#include "memplan/Planning/RematMILP.h"
 #include "memplan/Transforms/Passes.h"
 
 #include "mlir/IR/Builders.h"
@@ -36,13 +38,23 @@ struct InsertRematPass
     ModuleOp module = getOperation();
     std::string name = policy.empty() ? (budget > 0 ? "budget" : "keep-all")
                                       : std::string(policy);
-    std::optional<RematPolicy> parsed = parseRematPolicy(name);
+    solver = name == "chain"     ? Solver::Chain
+             : name == "optimal" ? Solver::MILP
+                                 : Solver::None;
+    std::optional<RematPolicy> parsed =
+        solver != Solver::None ? RematPolicy::Budget : parseRematPolicy(name);
     if (!parsed) {
       module.emitError("unknown remat policy '") << name << "'";
       return signalPassFailure();
     }
     if (*parsed == RematPolicy::Budget && budget <= 0) {
-      module.emitError("policy 'budget' needs a budget");
+      module.emitError("policy '") << name << "' needs a budget";
+      return signalPassFailure();
+    }
+    if (solver == Solver::MILP && !rematMILPAvailable()) {
+      module.emitError("policy 'optimal' needs the MILP solver, and this "
+                       "build has none (install coinor-libcbc-dev and "
+                       "reconfigure)");
       return signalPassFailure();
     }
     RematOptions options;
@@ -61,6 +73,22 @@ struct InsertRematPass
   }
 
   LogicalResult rewrite(FunctionOpInterface func, const RematOptions &options);
+  /// `chain` and `optimal`: plans for a liveness target; fails with an
+  /// error, or gives std::nullopt when no schedule fits the target.
+  FailureOr<std::optional<RematPlan>>
+  solve(FunctionOpInterface func, const RematGraph &graph, uint64_t target);
+  /// `chain` and `optimal` with check-arena: re-plans with a tighter target
+  /// while the packed arena overshoots.
+  LogicalResult rewriteWithSolver(FunctionOpInterface func,
+                                  FunctionRematGraph &g,
+                                  const RematOptions &options);
+  enum class Solver { None, Chain, MILP } solver = Solver::None;
+  /// The graph of the function being rewritten (for locating errors).
+  FunctionRematGraph *current = nullptr;
+  Operation *topLevelWriter(FunctionOpInterface func, size_t node) {
+    return current ? current->finals[node].getDefiningOp()
+                   : func.getOperation();
+  }
   /// Records the plan as `memplan.remat` on the function, for the reports.
   void recordDecisions(FunctionOpInterface func, FunctionRematGraph &g,
                        const RematPlan &plan);
@@ -80,6 +108,9 @@ LogicalResult InsertRematPass::rewrite(FunctionOpInterface func,
   if (failed(built))
     return failure();
   FunctionRematGraph &g = *built;
+  current = &g;
+  if (solver != Solver::None)
+    return rewriteWithSolver(func, g, options);
   RematPlan plan = planRemat(g.graph, options);
   auto infeasible = [&](uint64_t smallest) {
     return func.emitError("the budget of ")
@@ -141,6 +172,112 @@ LogicalResult InsertRematPass::rewrite(FunctionOpInterface func,
                   IntegerAttr::get(IntegerType::get(func.getContext(), 64),
                                    static_cast<int64_t>(budget)));
   return apply(func, g, plan);
+}
+
+FailureOr<std::optional<RematPlan>>
+InsertRematPass::solve(FunctionOpInterface func, const RematGraph &graph,
+                       uint64_t target) {
+  // Nothing the backward pass reads can be recomputed (e.g. a driver
+  // function): the plan is to keep everything.
+  bool recomputable = llvm::any_of(graph.nodes, [&](const RematNode &node) {
+    return node.backward && llvm::any_of(node.inputs, [&](size_t in) {
+             return !graph.nodes[in].backward;
+           });
+  });
+  if (!recomputable) {
+    RematPlan keep = planRemat(graph, RematOptions());
+    if (keep.result.peak > target)
+      return std::optional<RematPlan>();
+    return std::optional<RematPlan>(std::move(keep));
+  }
+  if (solver == Solver::Chain) {
+    ChainSchedule chain;
+    if (std::optional<std::string> error =
+            planChainSchedule(graph, target, chain)) {
+      // Point at the op that writes the offending buffer.
+      Operation *at = chain.offendingNode
+                          ? topLevelWriter(func, *chain.offendingNode)
+                          : func.getOperation();
+      return at->emitError("memplan-insert-remat cannot plan @")
+             << func.getName() << ": " << *error
+             << " (nodes as --test-memplan-print-remat numbers them)";
+    }
+    if (chain.schedule.empty())
+      return std::optional<RematPlan>();
+    return std::optional<RematPlan>(
+        rematPlanOfSchedule(graph, std::move(chain.schedule)));
+  }
+  RematOptions greedy;
+  greedy.policy = RematPolicy::Budget;
+  greedy.budget = target;
+  RematPlan start = planRemat(graph, greedy);
+  RematMILPResult solved =
+      solveRematMILP(graph, target, milpTimeLimit,
+                     start.feasible ? start.schedule : std::vector<size_t>());
+  using Status = RematMILPResult::Status;
+  if (solved.status == Status::Infeasible)
+    return std::optional<RematPlan>();
+  if (solved.status == Status::NoSolution)
+    return func.emitError("policy 'optimal' found no schedule for @")
+           << func.getName() << " within " << static_cast<double>(milpTimeLimit)
+           << " s (raise milp-time-limit)";
+  if (std::optional<std::string> error = checkSchedule(graph, solved.schedule))
+    return func.emitError("memplan-insert-remat: internal error: the MILP's "
+                          "schedule is invalid: ")
+           << *error;
+  return std::optional<RematPlan>(
+      rematPlanOfSchedule(graph, pruneSchedule(graph, solved.schedule)));
+}
+
+LogicalResult InsertRematPass::rewriteWithSolver(FunctionOpInterface func,
+                                                 FunctionRematGraph &g,
+                                                 const RematOptions &options) {
+  bool arenaMode = checkArena;
+  uint64_t target = options.budget;
+  uint64_t smallestArena = UINT64_MAX;
+  std::optional<RematPlan> chosen;
+  // Each round lowers the liveness target by the arena's overshoot.
+  for (int round = 0; round < 8 && !chosen; ++round) {
+    FailureOr<std::optional<RematPlan>> plan = solve(func, g.graph, target);
+    if (failed(plan))
+      return failure();
+    if (!*plan)
+      break;
+    if (!arenaMode) {
+      chosen = std::move(**plan);
+      break;
+    }
+    std::optional<uint64_t> arena = measureArena(func, **plan);
+    if (!arena)
+      return func.emitError("memplan-insert-remat could not bufferize and "
+                            "pack a copy of the module to check the budget");
+    smallestArena = std::min(smallestArena, *arena);
+    if (*arena <= options.budget) {
+      chosen = std::move(**plan);
+      break;
+    }
+    uint64_t over = *arena - options.budget;
+    if (over >= target)
+      break;
+    target -= over;
+  }
+  if (!chosen) {
+    RematOptions greedy = options;
+    greedy.policy = RematPolicy::Budget;
+    uint64_t smallest = arenaMode && smallestArena != UINT64_MAX
+                            ? smallestArena
+                            : planRemat(g.graph, greedy).smallestPeak;
+    return func.emitError("the budget of ")
+           << static_cast<int64_t>(budget) << " bytes is infeasible for @"
+           << func.getName() << " with policy '" << std::string(policy)
+           << "': the smallest budget memplan can reach is " << smallest
+           << " bytes";
+  }
+  recordDecisions(func, g, *chosen);
+  func->setAttr(MemplanDialect::getBudgetAttrName(),
+                IntegerAttr::get(IntegerType::get(func.getContext(), 64),
+                                 static_cast<int64_t>(budget)));
+  return apply(func, g, *chosen);
 }
 
 void InsertRematPass::recordDecisions(FunctionOpInterface func,

@@ -18,8 +18,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "memplan/Planning/Chain.h"
 #include "memplan/Planning/Remat.h"
+#include "memplan/Planning/RematChain.h"
 #include "memplan/Planning/RematMILP.h"
 
 #include "llvm/ADT/DenseMap.h"
@@ -162,136 +162,6 @@ static RematGraph readGraph(StringRef path) {
   return graph;
 }
 
-/// The `chain` policy: the forward nodes must form a chain f_0 -> ... ->
-/// f_{N-1} (each reads the previous one and no other forward node) and the
-/// backward nodes must come as reverse steps N-1 down to 0 (a backward node
-/// belongs to the step of the last forward node it reads, or to its
-/// predecessor's step when it reads none). The weighted chain DP (Chain.h)
-/// plans states x_0 (the graph's input, no bytes) and x_k = f_{k-1}'s output;
-/// its reversal becomes a schedule: Advance(k) runs f_k, Reverse(i) runs f_i
-/// (unless its output is still at hand or step i does not read it), then
-/// step i's backward nodes. The
-/// DP's memory for stored states is searched for the cheapest schedule
-/// whose peak fits the budget.
-struct ChainOutcome {
-  std::vector<size_t> schedule;
-  RematCost result;
-  uint64_t smallestPeak = UINT64_MAX;
-};
-
-static ChainOutcome planChain(const RematGraph &graph, uint64_t budget) {
-  std::vector<size_t> forward, position(graph.nodes.size(), SIZE_MAX);
-  for (auto [i, node] : llvm::enumerate(graph.nodes))
-    if (!node.backward) {
-      position[i] = forward.size();
-      forward.push_back(i);
-    }
-  auto describe = [&](size_t i) {
-    return "node " + std::to_string(graph.nodes[i].id);
-  };
-  for (auto [k, f] : llvm::enumerate(forward))
-    for (size_t in : graph.nodes[f].inputs)
-      if (k == 0 || in != forward[k - 1])
-        fail("policy 'chain' needs the forward nodes to form a chain: " +
-             describe(f) + " reads " + describe(in) +
-             (k == 0 ? std::string(", but it is the first forward node")
-                     : ", not the forward node before it (" +
-                           describe(forward[k - 1]) + ")"));
-  size_t n = forward.size();
-  if (n == 0)
-    fail("policy 'chain' needs forward nodes");
-  // Reverse step of each backward node.
-  std::vector<std::vector<size_t>> steps(n);
-  size_t step = n - 1;
-  for (auto [i, node] : llvm::enumerate(graph.nodes)) {
-    if (!node.backward)
-      continue;
-    size_t last = SIZE_MAX;
-    for (size_t in : node.inputs)
-      if (position[in] != SIZE_MAX)
-        last = last == SIZE_MAX ? position[in] : std::max(last, position[in]);
-    if (last != SIZE_MAX) {
-      if (last > step)
-        fail("policy 'chain' needs the backward nodes in reverse order of "
-             "the forward nodes they read: " +
-             describe(i) + " reads " + describe(forward[last]) +
-             " after a backward node of an earlier layer");
-      step = last;
-    }
-    steps[step].push_back(i);
-  }
-  WeightedChain chain;
-  for (size_t k = 0; k < n; ++k) {
-    chain.cost.push_back(graph.nodes[forward[k]].cost);
-    chain.size.push_back(k == 0 ? 0 : graph.nodes[forward[k - 1]].bytes);
-  }
-  auto scheduleFor = [&](const ChainPlan &plan) {
-    std::vector<size_t> schedule;
-    std::vector<uint8_t> ran(n, 0);
-    std::optional<ChainAction> previous;
-    for (const ChainAction &a : plan.actions) {
-      if (a.kind == ChainAction::Advance) {
-        schedule.push_back(forward[a.index]);
-        ran[a.index] = 1;
-      } else {
-        size_t i = a.index;
-        bool atHand = ran[i] && previous &&
-                      (*previous == ChainAction{ChainAction::Advance, i} ||
-                       *previous == ChainAction{ChainAction::Reverse, i + 1});
-        // Re-run f_i only when its output is not at hand and step i's
-        // backward nodes read it.
-        bool read = llvm::any_of(steps[i], [&](size_t v) {
-          return llvm::is_contained(graph.nodes[v].inputs, forward[i]);
-        });
-        if ((!atHand && read) || !ran[i])
-          schedule.push_back(forward[i]);
-        ran[i] = 1;
-        llvm::append_range(schedule, steps[i]);
-      }
-      previous = a;
-    }
-    return schedule;
-  };
-  ChainOutcome best;
-  best.result.cost = std::numeric_limits<double>::infinity();
-  auto probe = [&](uint64_t memory) {
-    std::optional<ChainPlan> plan =
-        planWeightedChain(chain, memory, /*maxCells=*/4'000'000);
-    if (!plan)
-      return false;
-    // Steps without backward nodes leave advances nobody reads.
-    std::vector<size_t> schedule = pruneSchedule(graph, scheduleFor(*plan));
-    if (std::optional<std::string> error = checkSchedule(graph, schedule)) {
-      errs() << "memplan-remat: internal error: the chain schedule is "
-                "invalid: "
-             << *error << "\n";
-      exit(2);
-    }
-    RematCost cost = simulateSchedule(graph, schedule);
-    best.smallestPeak = std::min(best.smallestPeak, cost.peak);
-    if (cost.peak > budget)
-      return false;
-    if (cost.cost < best.result.cost) {
-      best.result = cost;
-      best.schedule = std::move(schedule);
-    }
-    return true;
-  };
-  // The peak grows with the DP's memory (not strictly): a binary search for
-  // the largest memory that fits, keeping the cheapest fitting probe.
-  uint64_t lo = 0, hi = 0;
-  for (uint64_t s : chain.size)
-    hi += s;
-  if (probe(hi))
-    return best;
-  probe(lo);
-  while (hi - lo > 1) {
-    uint64_t mid = lo + (hi - lo) / 2;
-    (probe(mid) ? lo : hi) = mid;
-  }
-  return best;
-}
-
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
   cl::HideUnrelatedOptions(category);
@@ -337,7 +207,10 @@ int main(int argc, char **argv) {
   RematPlan plan = planRemat(graph, options);
   double baseline = graph.totalCost();
   if (chainPolicy) {
-    ChainOutcome chain = planChain(graph, options.budget);
+    ChainSchedule chain;
+    if (std::optional<std::string> error =
+            planChainSchedule(graph, options.budget, chain))
+      fail(*error);
     if (chain.schedule.empty()) {
       errs() << "memplan-remat: the budget of " << options.budget
              << " bytes is infeasible for policy 'chain': its smallest peak "

@@ -153,6 +153,11 @@ struct RematPlan {
   uint64_t smallestPeak = 0;
 };
 
+/// The plan that executes a valid schedule: `recompute` marks the nodes
+/// that run more than once, `result` is simulateSchedule's.
+RematPlan rematPlanOfSchedule(const RematGraph &graph,
+                              std::vector<size_t> schedule);
+
 /// Plans rematerialization. Budget takes the first plan of
 /// rematBudgetSequence whose peak fits the budget.
 RematPlan planRemat(const RematGraph &graph, const RematOptions &options);

@@ -190,12 +190,15 @@ def InsertRematPass : Pass<"memplan-insert-remat", "::mlir::ModuleOp"> {
     Option<"budget", "budget", "int64_t", /*default=*/"0",
            "Byte budget for the planned buffers of each function (0: none)">,
     Option<"policy", "policy", "std::string", /*default=*/"\"\"",
-           "keep-all, recompute-all, every-n, cost-threshold, sqrt or budget "
-           "(default: budget with a budget, keep-all without)">,
+           "keep-all, recompute-all, every-n, cost-threshold, sqrt, budget, "
+           "chain or optimal (default: budget with a budget, keep-all "
+           "without)">,
     Option<"every", "every", "int64_t", /*default=*/"2",
            "every-n: keep every n-th forward buffer">,
     Option<"threshold", "threshold", "double", /*default=*/"0.0",
            "cost-threshold: keep forward buffers costing at least this">,
+    Option<"milpTimeLimit", "milp-time-limit", "double", /*default=*/"60.0",
+           "optimal: the MILP's time limit per solve, in seconds">,
     Option<"checkArena", "check-arena", "bool", /*default=*/"false",
            "Keep the budget for the packed arena: bufferize and pack a copy "
            "of the module, and re-plan with a tighter target while the arena "
