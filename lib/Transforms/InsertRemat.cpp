@@ -410,8 +410,12 @@ private:
     });
     return changed;
   }
+  /// Builds the region of the recomputations `group` that precede node t's
+  /// first execution; `readLater[i]`: group[i]'s instance is read after the
+  /// region; `readerNodes`: the nodes whose original ops read one of them.
   LogicalResult buildGroup(size_t t, ArrayRef<size_t> group,
-                           ArrayRef<uint8_t> readLater);
+                           ArrayRef<uint8_t> readLater,
+                           ArrayRef<size_t> readerNodes);
 
   FunctionOpInterface func;
   FunctionRematGraph &g;
@@ -458,7 +462,21 @@ LogicalResult ScheduleRewriter::run(ArrayRef<size_t> schedule) {
     loose[std::min(stage, n)].push_back(&op);
   }
   std::vector<size_t> lastRead = scheduleLastReads(g.graph, schedule);
-  SmallVector<size_t> group;
+  // The first executions that read each execution's instance.
+  std::vector<SmallVector<size_t, 2>> firstReaders(schedule.size());
+  {
+    std::vector<size_t> latest(n, SIZE_MAX);
+    std::vector<uint8_t> seen(n, 0);
+    for (size_t q = 0; q < schedule.size(); ++q) {
+      size_t v = schedule[q];
+      if (!seen[v])
+        for (size_t u : g.graph.nodes[v].inputs)
+          firstReaders[latest[u]].push_back(v);
+      seen[v] = 1;
+      latest[v] = q;
+    }
+  }
+  SmallVector<size_t> group, readerNodes;
   std::vector<uint8_t> readLater;
   std::fill(ran.begin(), ran.end(), 0);
   size_t t = 0;
@@ -477,9 +495,12 @@ LogicalResult ScheduleRewriter::run(ArrayRef<size_t> schedule) {
       remap(op, std::nullopt);
     if (!group.empty()) {
       readLater.clear();
-      for (size_t i = 0; i < group.size(); ++i)
+      readerNodes.clear();
+      for (size_t i = 0; i < group.size(); ++i) {
         readLater.push_back(lastRead[groupStart + i] >= q);
-      if (failed(buildGroup(t, group, readLater)))
+        llvm::append_range(readerNodes, firstReaders[groupStart + i]);
+      }
+      if (failed(buildGroup(t, group, readLater, readerNodes)))
         return failure();
       group.clear();
     }
@@ -495,8 +516,9 @@ LogicalResult ScheduleRewriter::run(ArrayRef<size_t> schedule) {
   WalkResult walk = func.walk([&](Operation *op) {
     for (Value operand : op->getOperands())
       if (!dominance.properlyDominates(operand, op))
-        return op->emitError("memplan-insert-remat cannot order this op "
-                             "after the recomputation it reads"),
+        return op->emitError("memplan-insert-remat: internal error: cannot "
+                             "order this op after the recomputation it "
+                             "reads"),
                WalkResult::interrupt();
     return WalkResult::advance();
   });
@@ -504,7 +526,8 @@ LogicalResult ScheduleRewriter::run(ArrayRef<size_t> schedule) {
 }
 
 LogicalResult ScheduleRewriter::buildGroup(size_t t, ArrayRef<size_t> group,
-                                           ArrayRef<uint8_t> readLater) {
+                                           ArrayRef<uint8_t> readLater,
+                                           ArrayRef<size_t> readerNodes) {
   MLIRContext *ctx = func.getContext();
   auto block = std::make_unique<Block>();
   OpBuilder b(ctx);
@@ -577,27 +600,33 @@ LogicalResult ScheduleRewriter::buildGroup(size_t t, ArrayRef<size_t> group,
           yielded.push_back(local[v].lookup(r));
         }
   }
-  // Right before the first op of node t that reads what the region yields,
-  // else before t's last writer.
+  // Right before the first op that reads what the region yields — an op of
+  // node t or of a later node whose first execution reads it (a chain may
+  // start early) — else before t's last writer.
   Operation *at = topLevel(g.finals[t].getDefiningOp());
   llvm::SmallPtrSet<Value, 16> yieldedSet(originals.begin(), originals.end());
-  for (Operation *op : g.chains[t]) {
-    bool reads = false;
-    op->walk([&](Operation *nested) {
-      for (Value operand : nested->getOperands())
-        reads |= yieldedSet.count(operand) != 0;
-    });
-    if (reads) {
-      at = op;
-      break;
+  SmallVector<size_t> readers(readerNodes.begin(), readerNodes.end());
+  readers.push_back(t);
+  for (size_t r : readers)
+    for (Operation *op : g.chains[r]) {
+      if (!op->isBeforeInBlock(at))
+        break;
+      bool reads = false;
+      op->walk([&](Operation *nested) {
+        for (Value operand : nested->getOperands())
+          reads |= yieldedSet.count(operand) != 0;
+      });
+      if (reads) {
+        at = op;
+        break;
+      }
     }
-  }
   for (Value in : inputs) {
     Operation *def = in.getDefiningOp();
     if (def && !topLevel(def)->isBeforeInBlock(at))
-      return at->emitError("memplan-insert-remat cannot place a "
-                           "recomputation before this op: it reads a value "
-                           "defined later");
+      return at->emitError("memplan-insert-remat: internal error: cannot "
+                           "place a recomputation before this op: it reads "
+                           "a value defined later");
   }
   b.setInsertionPointToEnd(block.get());
   YieldOp::create(b, at->getLoc(), yielded);

@@ -38,3 +38,33 @@ func.func @step(%x: tensor<8xf32>, %dy: tensor<8xf32>) -> (tensor<f32>, tensor<8
   %g = linalg.mul ins(%dy, %h : tensor<8xf32>, tensor<8xf32>) outs(%e2 : tensor<8xf32>) -> tensor<8xf32>
   return %loss, %g : tensor<f32>, tensor<8xf32>
 }
+
+// -----
+
+// A chain may start before the backward op it belongs to: the copy into
+// %g2's buffer reads %h long before %g2 is complete. The recomputation of %h
+// (recompute-all) goes before that first reader, not before %g1.
+// ALL-LABEL: func.func @early
+// ALL: %[[R:.*]] = memplan.recompute(%{{.*}}) : (tensor<8xf32>) -> tensor<8xf32> {
+// ALL: linalg.copy ins(%[[R]] : tensor<8xf32>)
+// ALL: linalg.mul ins(%{{.*}}, %[[R]] : tensor<8xf32>, tensor<8xf32>)
+func.func @early(%x: tensor<8xf32>, %dy: tensor<8xf32>) -> (tensor<f32>, tensor<8xf32>, tensor<8xf32>) {
+  %e0 = tensor.empty() : tensor<8xf32>
+  %h = linalg.exp ins(%x : tensor<8xf32>) outs(%e0 : tensor<8xf32>) -> tensor<8xf32>
+  %e1 = tensor.empty() : tensor<8xf32>
+  %h2 = linalg.exp ins(%h : tensor<8xf32>) outs(%e1 : tensor<8xf32>) -> tensor<8xf32>
+  %z = arith.constant 0.0 : f32
+  %el = tensor.empty() : tensor<f32>
+  %z0 = linalg.fill ins(%z : f32) outs(%el : tensor<f32>) -> tensor<f32>
+  %loss = linalg.reduce ins(%h2 : tensor<8xf32>) outs(%z0 : tensor<f32>) dimensions = [0]
+    (%a: f32, %acc: f32) {
+      %s = arith.addf %a, %acc : f32
+      linalg.yield %s : f32
+    }
+  %eb = tensor.empty() : tensor<8xf32>
+  %c = linalg.copy ins(%h : tensor<8xf32>) outs(%eb : tensor<8xf32>) -> tensor<8xf32>
+  %ea = tensor.empty() : tensor<8xf32>
+  %g1 = linalg.mul ins(%dy, %h : tensor<8xf32>, tensor<8xf32>) outs(%ea : tensor<8xf32>) -> tensor<8xf32>
+  %g2 = linalg.mul ins(%g1, %dy : tensor<8xf32>, tensor<8xf32>) outs(%c : tensor<8xf32>) -> tensor<8xf32>
+  return %loss, %g1, %g2 : tensor<f32>, tensor<8xf32>, tensor<8xf32>
+}

@@ -62,8 +62,8 @@ struct MemplanPipelineOptions
   PassOptions::Option<std::string> policy{
       *this, "policy",
       llvm::cl::desc("Remat policy (keep-all, recompute-all, every-n, "
-                     "cost-threshold, sqrt, budget); default: budget with a "
-                     "budget, none without"),
+                     "cost-threshold, sqrt, budget, chain, optimal); default: "
+                     "budget with a budget, none without"),
       llvm::cl::init("")};
   PassOptions::Option<std::string> report{
       *this, "report", llvm::cl::desc("Write the JSON v1 plan report here"),

@@ -151,40 +151,55 @@ def InsertRematPass : Pass<"memplan-insert-remat", "::mlir::ModuleOp"> {
     the remat graph (one node per planned buffer with the destination-style
     chain that writes it; forward nodes are the buffers the loss — the
     function's first result — depends on; costs from docs/CostModel.md),
-    plans which forward buffers to keep and which to recompute
-    (docs/Remat.md), and rewrites the function:
+    plans a schedule — which forward buffers run again, and when
+    (docs/Remat.md) — and rewrites the function to execute it:
 
-    - a recomputed buffer's backward uses read a `memplan.recompute` region
-      placed right before the first of them, which clones its chain (and the
-      chains of recomputed buffers it reads) from kept values only, so the
-      original buffer dies after the forward pass;
+    - a buffer's first execution is its original ops; the recomputations the
+      schedule runs before a node become one `memplan.recompute` region
+      placed right before that node's first op that reads them (else before
+      its last writer). The region clones the chains it re-runs from the
+      values the schedule reads — kept originals or the results of earlier
+      regions (multi-level plans keep states recomputed by one region for
+      the next) — so an original buffer dies after its last scheduled read;
     - a kept buffer read by the backward pass is marked with
       `memplan.checkpoint`, and its backward uses read the checkpoint;
     - with a budget, the function gets `memplan.budget = <bytes>`, which
       `--memplan-verify-plan` checks against the packed arena.
 
+    Policies: keep-all, recompute-all, every-n (`every`), cost-threshold
+    (`threshold`), sqrt, budget (the default with a budget: the first plan of
+    a budget-independent sequence of multi-level schedules whose peak fits),
+    chain (revolve-style DP; the forward buffers must form a chain) and
+    optimal (the MILP on CBC, `milp-time-limit` per solve; builds without CBC
+    refuse it).
+
     The budget bounds the liveness peak of the planned buffers (the remat
     graph's memory model). With `check-arena` (set by `--memplan-pipeline`)
-    it is a promise about the packed arena: the planner's order of
-    recomputations (which never depends on the budget) is walked and each
-    prefix's plan applied to a copy of the module, which is materialized,
-    bufferized and packed; the first prefix whose arena fits is taken (all
-    prefixes up to 48, else every k-th and then the window before the first
-    fit). A smaller budget therefore never gets a larger arena. If no prefix
-    fits, the error names the smallest arena measured.
-
-    Options: `budget` (bytes; 0 = none), `policy` (keep-all, recompute-all,
-    every-n, cost-threshold, sqrt, budget — the default with a budget),
-    `every`, `threshold`.
+    it is a promise about the packed arena. `budget`: the planner's sequence
+    (independent of the budget, costs never decreasing) is walked and each
+    plan applied to a copy of the module, which is materialized, bufferized
+    and packed; the first plan whose arena fits is taken (all plans up to 48,
+    else every k-th and then the window before the first fit), so a smaller
+    budget never gets a larger arena. `chain`/`optimal`: the plan for the
+    budget is packed on a copy, and while its arena overshoots the liveness
+    target is lowered by the overshoot (8 rounds at most). If no plan fits,
+    the error names the smallest arena measured.
 
     Rejections (located errors; the pass fails):
     - `unknown remat policy '...'`
-    - `policy 'budget' needs a budget`
+    - `policy '...' needs a budget` (budget, chain, optimal)
+    - `policy 'optimal' needs the MILP solver, and this build has none ...`
     - `memplan-insert-remat supports straight-line functions only, found '...'`
-    - `the budget of N bytes is infeasible for @f: the smallest budget memplan
-      can reach is M bytes` (M: the smallest liveness peak, or with
-      `check-arena` the smallest packed arena reached)
-    and everything the lifetime analysis rejects.
+    - `memplan-insert-remat cannot plan @f: policy 'chain' needs ...` on the
+      op whose buffer breaks the chain (forward buffers not a chain, or
+      backward ops out of reverse layer order)
+    - `policy 'optimal' found no schedule for @f within S s`
+    - `the budget of N bytes is infeasible for @f[ with policy 'P']: the
+      smallest budget memplan can reach is M bytes` (M: the smallest liveness
+      peak, or with `check-arena` the smallest packed arena reached)
+    and everything the lifetime analysis rejects. Internal errors (a
+    schedule the function's op order cannot host — checked by dominance
+    after the rewrite, never left as invalid IR) say so and name the op.
   }];
   let options = [
     Option<"budget", "budget", "int64_t", /*default=*/"0",
