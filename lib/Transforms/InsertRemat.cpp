@@ -18,6 +18,9 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "llvm/ADT/SetVector.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
 
 namespace mlir {
 namespace memplan {
@@ -28,6 +31,15 @@ namespace memplan {
 
 using namespace mlir;
 using namespace mlir::memplan;
+
+/// Whether some backward node reads a forward node (a training step).
+static bool hasRecomputable(const RematGraph &graph) {
+  return llvm::any_of(graph.nodes, [&](const RematNode &node) {
+    return node.backward && llvm::any_of(node.inputs, [&](size_t in) {
+             return !graph.nodes[in].backward;
+           });
+  });
+}
 
 namespace {
 struct InsertRematPass
@@ -67,6 +79,12 @@ struct InsertRematPass
       if (!f.isExternal())
         funcs.push_back(f);
     });
+    exported = 0;
+    if (!exportGraph.empty())
+      for (FunctionOpInterface func : funcs) {
+        FailureOr<FunctionRematGraph> g = FunctionRematGraph::build(func);
+        exported += succeeded(g) && hasRecomputable(g->graph);
+      }
     for (FunctionOpInterface func : funcs)
       if (failed(rewrite(func, options)))
         return signalPassFailure();
@@ -83,6 +101,9 @@ struct InsertRematPass
                                   FunctionRematGraph &g,
                                   const RematOptions &options);
   enum class Solver { None, Chain, MILP } solver = Solver::None;
+  /// export-graph: how many functions will be written (decides file names).
+  unsigned exported = 0;
+  LogicalResult writeGraph(FunctionOpInterface func, FunctionRematGraph &g);
   /// The graph of the function being rewritten (for locating errors).
   FunctionRematGraph *current = nullptr;
   Operation *topLevelWriter(FunctionOpInterface func, size_t node) {
@@ -102,6 +123,44 @@ struct InsertRematPass
 };
 } // namespace
 
+LogicalResult InsertRematPass::writeGraph(FunctionOpInterface func,
+                                          FunctionRematGraph &g) {
+  if (!hasRecomputable(g.graph))
+    return success();
+  std::string path = exportGraph;
+  if (exported > 1) {
+    StringRef stem = StringRef(path).rsplit('.').first;
+    path = (stem + "-" + func.getName() + ".json").str();
+  }
+  llvm::json::Array nodes, links;
+  for (auto [k, node] : llvm::enumerate(g.graph.nodes)) {
+    nodes.push_back(
+        llvm::json::Object{{"id", static_cast<int64_t>(k)},
+                           {"name", describeOp(g.chains[k].front())},
+                           {"backward", node.backward},
+                           {"cost_cpu", node.cost},
+                           {"cost_ram", static_cast<int64_t>(node.bytes)}});
+    for (size_t in : node.inputs)
+      links.push_back(llvm::json::Object{{"source", static_cast<int64_t>(in)},
+                                         {"target", static_cast<int64_t>(k)}});
+  }
+  std::error_code ec;
+  llvm::raw_fd_ostream os(path, ec, llvm::sys::fs::OF_Text);
+  if (ec)
+    return func.emitError("cannot write the remat graph to '")
+           << path << "': " << ec.message();
+  os << llvm::formatv(
+            "{0:2}",
+            llvm::json::Value(llvm::json::Object{
+                {"directed", true},
+                {"multigraph", false},
+                {"graph", llvm::json::Object{{"function", func.getName()}}},
+                {"nodes", std::move(nodes)},
+                {"links", std::move(links)}}))
+     << "\n";
+  return success();
+}
+
 LogicalResult InsertRematPass::rewrite(FunctionOpInterface func,
                                        const RematOptions &options) {
   FailureOr<FunctionRematGraph> built = FunctionRematGraph::build(func);
@@ -109,6 +168,8 @@ LogicalResult InsertRematPass::rewrite(FunctionOpInterface func,
     return failure();
   FunctionRematGraph &g = *built;
   current = &g;
+  if (!exportGraph.empty() && failed(writeGraph(func, g)))
+    return failure();
   if (solver != Solver::None)
     return rewriteWithSolver(func, g, options);
   RematPlan plan = planRemat(g.graph, options);
@@ -179,12 +240,7 @@ InsertRematPass::solve(FunctionOpInterface func, const RematGraph &graph,
                        uint64_t target) {
   // Nothing the backward pass reads can be recomputed (e.g. a driver
   // function): the plan is to keep everything.
-  bool recomputable = llvm::any_of(graph.nodes, [&](const RematNode &node) {
-    return node.backward && llvm::any_of(node.inputs, [&](size_t in) {
-             return !graph.nodes[in].backward;
-           });
-  });
-  if (!recomputable) {
+  if (!hasRecomputable(graph)) {
     RematPlan keep = planRemat(graph, RematOptions());
     if (keep.result.peak > target)
       return std::optional<RematPlan>();

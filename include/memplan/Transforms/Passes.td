@@ -185,8 +185,14 @@ def InsertRematPass : Pass<"memplan-insert-remat", "::mlir::ModuleOp"> {
     target is lowered by the overshoot (8 rounds at most). If no plan fits,
     the error names the smallest arena measured.
 
+    `export-graph=<file>` writes the remat graph of every function whose
+    backward pass reads a forward buffer, in the node-link JSON memplan-remat
+    reads (node ids = graph indices, `name` = the buffer's op and location),
+    so its solvers — the MILP included — can be run on a compiler's graphs.
+
     Rejections (located errors; the pass fails):
     - `unknown remat policy '...'`
+    - `cannot write the remat graph to '...': ...`
     - `policy '...' needs a budget` (budget, chain, optimal)
     - `policy 'optimal' needs the MILP solver, and this build has none ...`
     - `memplan-insert-remat supports straight-line functions only, found '...'`
@@ -212,6 +218,10 @@ def InsertRematPass : Pass<"memplan-insert-remat", "::mlir::ModuleOp"> {
            "every-n: keep every n-th forward buffer">,
     Option<"threshold", "threshold", "double", /*default=*/"0.0",
            "cost-threshold: keep forward buffers costing at least this">,
+    Option<"exportGraph", "export-graph", "std::string", /*default=*/"\"\"",
+           "Write each training function's remat graph (before planning) as "
+           "networkx node-link JSON for memplan-remat to this file (with "
+           "several such functions: <file>-<function>.json)">,
     Option<"milpTimeLimit", "milp-time-limit", "double", /*default=*/"60.0",
            "optimal: the MILP's time limit per solve, in seconds">,
     Option<"checkArena", "check-arena", "bool", /*default=*/"false",
