@@ -686,21 +686,26 @@ mlir::memplan::improveSchedule(const RematGraph &graph,
   ScheduleImprover state(graph, pruned);
   int64_t limit = std::max<int64_t>(int64_t(cap), state.peak());
   for (;;) {
-    std::vector<std::pair<double, size_t>> order;
+    // Each candidate's move, planned once per step.
+    std::vector<ScheduleImprover::Move> moves;
     for (size_t q : state.candidates())
-      order.push_back({state.plan(q).saving, q});
+      moves.push_back(state.plan(q));
     // Largest saving first; then the earlier position.
-    llvm::stable_sort(order, [](auto a, auto b) { return a.first > b.first; });
-    std::optional<ScheduleImprover::Move> best;
+    std::vector<size_t> order(moves.size());
+    for (size_t i = 0; i < order.size(); ++i)
+      order[i] = i;
+    llvm::stable_sort(order, [&](size_t a, size_t b) {
+      return moves[a].saving > moves[b].saving;
+    });
+    ScheduleImprover::Move *best = nullptr;
     int64_t bestPeak = 0;
-    for (auto [saving, q] : order) {
-      if (best && saving < best->saving)
+    for (size_t i : order) {
+      if (best && moves[i].saving < best->saving)
         break;
-      ScheduleImprover::Move move = state.plan(q);
-      int64_t peak = state.peakAfter(move);
+      int64_t peak = state.peakAfter(moves[i]);
       if (peak > limit || (best && peak >= bestPeak))
         continue;
-      best = std::move(move);
+      best = &moves[i];
       bestPeak = peak;
     }
     if (!best || best->saving <= 0)

@@ -94,7 +94,7 @@ struct InsertRematPass
   /// `chain` and `optimal`: plans for a liveness target; fails with an
   /// error, or gives std::nullopt when no schedule fits the target.
   FailureOr<std::optional<RematPlan>>
-  solve(FunctionOpInterface func, const RematGraph &graph, uint64_t target);
+  solve(FunctionOpInterface func, const FunctionRematGraph &g, uint64_t target);
   /// `chain` and `optimal` with check-arena: re-plans with a tighter target
   /// while the packed arena overshoots.
   LogicalResult rewriteWithSolver(FunctionOpInterface func,
@@ -104,12 +104,6 @@ struct InsertRematPass
   /// export-graph: how many functions will be written (decides file names).
   unsigned exported = 0;
   LogicalResult writeGraph(FunctionOpInterface func, FunctionRematGraph &g);
-  /// The graph of the function being rewritten (for locating errors).
-  FunctionRematGraph *current = nullptr;
-  Operation *topLevelWriter(FunctionOpInterface func, size_t node) {
-    return current ? current->finals[node].getDefiningOp()
-                   : func.getOperation();
-  }
   /// Records the plan as `memplan.remat` on the function, for the reports.
   void recordDecisions(FunctionOpInterface func, FunctionRematGraph &g,
                        const RematPlan &plan);
@@ -167,7 +161,6 @@ LogicalResult InsertRematPass::rewrite(FunctionOpInterface func,
   if (failed(built))
     return failure();
   FunctionRematGraph &g = *built;
-  current = &g;
   if (!exportGraph.empty() && failed(writeGraph(func, g)))
     return failure();
   if (solver != Solver::None)
@@ -236,8 +229,9 @@ LogicalResult InsertRematPass::rewrite(FunctionOpInterface func,
 }
 
 FailureOr<std::optional<RematPlan>>
-InsertRematPass::solve(FunctionOpInterface func, const RematGraph &graph,
+InsertRematPass::solve(FunctionOpInterface func, const FunctionRematGraph &g,
                        uint64_t target) {
+  const RematGraph &graph = g.graph;
   // Nothing the backward pass reads can be recomputed (e.g. a driver
   // function): the plan is to keep everything.
   if (!hasRecomputable(graph)) {
@@ -252,7 +246,7 @@ InsertRematPass::solve(FunctionOpInterface func, const RematGraph &graph,
             planChainSchedule(graph, target, chain)) {
       // Point at the op that writes the offending buffer.
       Operation *at = chain.offendingNode
-                          ? topLevelWriter(func, *chain.offendingNode)
+                          ? g.finals[*chain.offendingNode].getDefiningOp()
                           : func.getOperation();
       return at->emitError("memplan-insert-remat cannot plan @")
              << func.getName() << ": " << *error
@@ -294,7 +288,7 @@ LogicalResult InsertRematPass::rewriteWithSolver(FunctionOpInterface func,
   std::optional<RematPlan> chosen;
   // Each round lowers the liveness target by the arena's overshoot.
   for (int round = 0; round < 8 && !chosen; ++round) {
-    FailureOr<std::optional<RematPlan>> plan = solve(func, g.graph, target);
+    FailureOr<std::optional<RematPlan>> plan = solve(func, g, target);
     if (failed(plan))
       return failure();
     if (!*plan)
