@@ -1,5 +1,6 @@
 # -*- Python -*-
 import os
+import sys
 import shutil
 
 import lit.formats
@@ -43,5 +44,7 @@ config.substitutions.append(
     ("%runner_libs",
      "-shared-libs=%s/libmlir_runner_utils.so,%s/libmlir_c_runner_utils.so"
      % (config.mlir_lib_dir, config.mlir_lib_dir)))
+config.substitutions.append(
+    ("%check_budget", sys.executable + " " + os.path.join(config.test_source_root, "Utils", "check-budget.py")))
 config.substitutions.append(
     ("%expect_exit", "bash " + os.path.join(config.test_source_root, "Utils", "expect-exit.sh")))
