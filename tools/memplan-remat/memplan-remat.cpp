@@ -292,8 +292,8 @@ int main(int argc, char **argv) {
       fail("cannot write '" + outputPath + "': " + ec.message());
     os << formatv("{0:2}", json::Value(std::move(out))) << "\n";
   }
-  outs() << "cost=" << format("%g", result.cost)
-         << " baseline_cost=" << format("%g", baseline) << " overhead="
+  outs() << "cost=" << format("%.15g", result.cost)
+         << " baseline_cost=" << format("%.15g", baseline) << " overhead="
          << format("%.4f",
                    baseline > 0 ? (result.cost - baseline) / baseline : 0.0)
          << " peak=" << result.peak << " budget="

@@ -242,6 +242,66 @@ TEST(PackingTest, DecisionSearchIsCompleteAndSound) {
   EXPECT_GT(searched, 50);
 }
 
+/// A training-step-like trace (as bench/gen_trace.py): per forward layer an
+/// activation kept until its backward step and three temporaries living one
+/// or two steps; backward in reverse with temporaries and a two-step
+/// gradient per layer; an embedding output and logits live across the turn.
+std::vector<PackItem> layerTrace(std::mt19937_64 &rng, int layers) {
+  std::vector<PackItem> items;
+  auto pick = [&](int lo, int hi) {
+    return std::uniform_int_distribution<int>(lo, hi)(rng);
+  };
+  std::vector<uint64_t> width(layers);
+  for (uint64_t &w : width)
+    w = (uint64_t(1) << pick(0, 2) << 12) * pick(1, 8);
+  int64_t t = 0;
+  int64_t embStart = t++;
+  std::vector<int64_t> actStart(layers);
+  for (int i = 0; i < layers; ++i) {
+    actStart[i] = t;
+    for (int k = 0; k < 3; ++k)
+      items.push_back({{t, t + pick(1, 2)}, width[i] * pick(1, 2), 64});
+    ++t;
+  }
+  items.push_back({{t, t + 3}, uint64_t(1) << 20, 64}); // logits
+  t += 2;
+  for (int i = layers - 1; i >= 0; --i) {
+    for (int k = 0; k < 3; ++k)
+      items.push_back({{t, t + pick(1, 2)}, width[i] * pick(1, 2), 64});
+    items.push_back({{actStart[i], t + 1}, width[i], 64}); // activation
+    items.push_back({{t, t + 2}, width[i], 64});           // its gradient
+    ++t;
+  }
+  items.push_back({{embStart, t + 1}, uint64_t(1) << 21, 64});
+  return items;
+}
+
+TEST(PackingTest, PeakSplitReachesBoundOnLayerTraces) {
+  // With no time to improve, Best runs only its first O(n log n) passes:
+  // the start-order sweep leaves holes at the turn (above the bound), the
+  // peak split stacks what is live at the peak and sweeps outwards from it
+  // and reaches the bound.
+  std::mt19937_64 rng(7);
+  int sweepAbove = 0;
+  for (int round = 0; round < 3; ++round) {
+    std::vector<PackItem> items = layerTrace(rng, 12500); // 100002 items
+    uint64_t lb = packLowerBound(items);
+    PackOptions options;
+    options.algorithm = PackAlgorithm::GreedyTime;
+    PackResult sweep = pack(items, options);
+    sweepAbove += sweep.arena > lb;
+    options.algorithm = PackAlgorithm::Best;
+    // No time for improvement: only the passes that always run.
+    options.timeLimitSeconds = 0;
+    PackResult r = pack(items, options);
+    EXPECT_EQ(r.arena, lb) << "round " << round;
+    EXPECT_TRUE(r.optimal);
+    EXPECT_EQ(checkPacking(items, r.offsets, r.arena), std::nullopt);
+  }
+  // The instances are ones the plain sweep gets wrong.
+  EXPECT_EQ(sweepAbove, 3);
+}
+
 TEST(PackingTest, CapacityDecision) {
   // Three mutually overlapping 4-byte buffers cannot fit in 8 bytes.
   std::vector<PackItem> items = {
