@@ -42,8 +42,10 @@ enum class PackAlgorithm {
   GreedySize,
   /// Start order, best fit (a sweep over a free list).
   GreedyTime,
-  /// Several orders and a randomized improvement until the time limit or
-  /// until the arena equals the lower bound. The default.
+  /// The peak split, sweeps and greedy orders, then (segments of at most
+  /// 4096 buffers) the canonical search at the lower bound and probes above
+  /// it, or (larger ones) randomized orders, until the time limit or until
+  /// the arena equals the lower bound. The default (docs/Packing.md).
   Best,
   /// Branch and bound over canonical placements; proves optimality when it
   /// finishes within the time limit.
