@@ -244,6 +244,7 @@ struct Segment {
   ArrayRef<PackItem> items;
   std::vector<uint32_t> ids; // indices into items
   uint64_t lowerBound = 0;
+  int64_t peakStep = 0; // the first step where the live bytes reach it
 };
 
 /// Places `order` one by one, each at the best-fitting gap among the
@@ -420,34 +421,6 @@ uint64_t sweepStartOrder(const Segment &seg, std::vector<uint64_t> &offsets,
   std::vector<uint32_t> order(seg.ids);
   sortForSweep(time, order, longestFirst);
   return sweepInOrder(time, order, offsets);
-}
-
-/// Up to `count` distinct event times of the segment, highest live bytes
-/// first (earliest on ties).
-std::vector<int64_t> peakTimes(const Segment &seg, size_t count) {
-  std::vector<std::pair<int64_t, int64_t>> events; // (time, +-size)
-  events.reserve(2 * seg.ids.size());
-  for (uint32_t id : seg.ids) {
-    const PackItem &item = seg.items[id];
-    events.push_back({item.live.start, static_cast<int64_t>(item.size)});
-    events.push_back({item.live.end, -static_cast<int64_t>(item.size)});
-  }
-  llvm::sort(events);
-  std::vector<std::pair<int64_t, int64_t>> live; // (-bytes, time)
-  int64_t bytes = 0;
-  for (size_t k = 0; k < events.size();) {
-    int64_t t = events[k].first;
-    for (; k < events.size() && events[k].first == t; ++k)
-      bytes += events[k].second;
-    if (bytes > 0)
-      live.push_back({-bytes, t});
-  }
-  count = std::min(count, live.size());
-  std::partial_sort(live.begin(), live.begin() + count, live.end());
-  std::vector<int64_t> times;
-  for (size_t k = 0; k < count; ++k)
-    times.push_back(live[k].second);
-  return times;
 }
 
 /// The peak split: the items live at time `peak` are stacked from offset 0
@@ -1029,32 +1002,30 @@ std::vector<Segment> splitSegments(ArrayRef<PackItem> items) {
     maxEnd = std::max(maxEnd, items[id].live.end);
   }
   for (Segment &seg : segments) {
-    std::vector<PackItem> part;
-    part.reserve(seg.ids.size());
+    std::vector<LiveRange> ranges;
+    ranges.reserve(seg.ids.size());
     for (uint32_t id : seg.ids)
-      part.push_back(items[id]);
-    seg.lowerBound = packLowerBound(part);
+      ranges.push_back({items[id].live, items[id].size});
+    LowerBound bound = computeLowerBound(ranges);
+    seg.lowerBound = bound.bytes;
+    seg.peakStep = bound.step;
   }
   return segments;
 }
 
-/// Peak times the greedy phase splits at (the highest live bytes first).
-constexpr size_t kPeakSplits = 4;
-
 /// Random orders tried without improvement before Best gives up early.
 constexpr unsigned kMaxStall = 256;
 
-/// The greedy phase for one segment: the peak split at the highest peak,
-/// both start-order sweeps, peak splits at the next peaks, the greedy placer
-/// over four orders, then (when `randomize`) random size orders until the
-/// deadline, the target or a stall. Returns the arena; offsets filled.
+/// The greedy phase for one segment: the peak split, both start-order
+/// sweeps, the greedy placer over four orders, then (when `randomize`) random
+/// size orders until the deadline, the target or a stall. Returns the arena;
+/// offsets filled.
 uint64_t packGreedy(const Segment &seg, std::vector<uint64_t> &offsets,
                     const Deadline &deadline, uint64_t target, uint64_t seed,
                     bool randomize) {
   // The peak split first: on training traces (nested activations around
   // one peak) it reaches the bound in one O(n log n) pass.
-  std::vector<int64_t> peaks = peakTimes(seg, kPeakSplits);
-  uint64_t best = sweepFromPeak(seg, peaks.front(), offsets);
+  uint64_t best = sweepFromPeak(seg, seg.peakStep, offsets);
   if (best <= target)
     return best;
   std::vector<uint64_t> trial(offsets.size());
@@ -1065,13 +1036,6 @@ uint64_t packGreedy(const Segment &seg, std::vector<uint64_t> &offsets,
   };
   for (bool longestFirst : {false, true}) {
     uint64_t arena = sweepStartOrder(seg, trial, longestFirst);
-    if (arena < best)
-      keep(arena);
-    if (best <= target || deadline.expired())
-      return best;
-  }
-  for (int64_t peak : llvm::drop_begin(peaks)) {
-    uint64_t arena = sweepFromPeak(seg, peak, trial);
     if (arena < best)
       keep(arena);
     if (best <= target || deadline.expired())

@@ -172,8 +172,9 @@ TEST_P(RandomPacking, ValidOnTenThousandInstances) {
     // and Exact may also prove a larger optimum (checked against exhaustive
     // search in SearchMatchesBruteForceOptimum).
     if (r.optimal && (GetParam() == PackAlgorithm::GreedySize ||
-                      GetParam() == PackAlgorithm::GreedyTime))
+                      GetParam() == PackAlgorithm::GreedyTime)) {
       ASSERT_EQ(r.arena, r.lowerBound) << "instance " << iter;
+    }
   }
 }
 
