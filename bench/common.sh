@@ -14,3 +14,21 @@ declare -A ZOO_MODELS=(
   [unet]="--model=unet --levels=4 --channels=64 --image=256 --batch=8 --in-channels=3 --out-channels=2"
   [mlp-wide]="--model=mlp --depth=16 --width=4096 --inputs=1024 --classes=1000 --batch=512"
 )
+
+# ratio A B [DIGITS=4]: A / B with DIGITS decimals.
+ratio() { python3 -c "print(f'{$1 / $2:.${3:-4}f}')"; }
+
+# seconds LINE: the time_ms of a summary line, in seconds with one decimal.
+seconds() { python3 -c "print(f'{$(field time_ms "$1") / 1000:.1f}')"; }
+
+# remat_bounds REMAT GRAPH: sets P0 (the keep-all peak) and FLOOR (the
+# smallest peak the `budget` planner reaches) of a node-link graph, using the
+# memplan-remat binary REMAT.
+remat_bounds() {
+  P0=$(field peak "$("$1" --input "$2")")
+  FLOOR=$( ("$1" --input "$2" --budget=0 2>&1 >/dev/null || true) |
+    sed -E "s/.*reaches is ([0-9]+) bytes/\\1/")
+}
+
+# between FLOOR P0 F: the budget FLOOR + F (P0 - FLOOR), in whole bytes.
+between() { python3 -c "print(int($1 + $3 * ($2 - $1)))"; }

@@ -11,20 +11,19 @@ LIMIT=${1:-30}
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 source "$ROOT/bench/common.sh"
-ratio() { python3 -c "print(f'{$1 / $2:.3f}')"; }
 echo "| chain | f | budget | MILP cost (proven) | MILP s | budget: cost (ratio) | chain: cost (ratio) |"
 echo "|---|---|---|---|---|---|---|"
 for args in "12" "12 --random" "20 --random"; do
   # shellcheck disable=SC2086
   python3 "$ROOT/bench/gen_chain_graph.py" $args > "$TMP/g.json"
-  p0=$(field peak "$("$BIN" --input "$TMP/g.json")")
-  floor=$( ("$BIN" --input "$TMP/g.json" --budget=0 2>&1 >/dev/null || true) | sed -E "s/.*reaches is ([0-9]+) bytes/\\1/")
+  remat_bounds "$BIN" "$TMP/g.json"
+  p0=$P0 floor=$FLOOR
   for f in 0.8 0.5 0.25 0; do
-    b=$(python3 -c "print(int($floor + $f * ($p0 - $floor)))")
+    b=$(between "$floor" "$p0" "$f")
     m=$("$BIN" --input "$TMP/g.json" --budget="$b" --policy=optimal --time-limit="$LIMIT")
     mc=$(field cost "$m")
     g=$(field cost "$("$BIN" --input "$TMP/g.json" --budget="$b")")
     c=$(field cost "$("$BIN" --input "$TMP/g.json" --budget="$b" --policy=chain)")
-    echo "| N=${args/ --random/ random} | $f | $b | $mc ($(field optimal "$m")) | $(python3 -c "print(f'{$(field time_ms "$m") / 1000:.1f}')") | $g ($(ratio "$g" "$mc")) | $c ($(ratio "$c" "$mc")) |"
+    echo "| N=${args/ --random/ random} | $f | $b | $mc ($(field optimal "$m")) | $(seconds "$m") | $g ($(ratio "$g" "$mc" 3)) | $c ($(ratio "$c" "$mc" 3)) |"
   done
 done

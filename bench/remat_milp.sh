@@ -14,22 +14,21 @@ SIZES=${*:-20 30 40 60 100}
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 source "$ROOT/bench/common.sh"
-ratio() { python3 -c "print(f'{$1 / $2:.4f}')"; }
 echo "| nodes | f | budget | MILP cost | MILP proven | MILP s | budget ratio | budget ms | sqrt | every-3 | recompute-all |"
 echo "|---|---|---|---|---|---|---|---|---|---|---|"
 for n in $SIZES; do
   python3 "$ROOT/bench/gen_remat_graph.py" "$n" > "$TMP/g.json"
-  p0=$(field peak "$("$BIN" --input "$TMP/g.json")")
-  floor=$( ("$BIN" --input "$TMP/g.json" --budget=0 2>&1 >/dev/null || true) | sed -E "s/.*reaches is ([0-9]+) bytes/\\1/")
+  remat_bounds "$BIN" "$TMP/g.json"
+  p0=$P0 floor=$FLOOR
   for f in 0.9 0.8 0.5 0.33 0.25; do
-    b=$(python3 -c "print(int($floor + $f * ($p0 - $floor)))")
+    b=$(between "$floor" "$p0" "$f")
     milp=$("$BIN" --input "$TMP/g.json" --budget="$b" --policy=optimal --time-limit="$LIMIT" 2>&1 || true)
     if ! grep -q "cost=" <<< "$milp"; then
       echo "| $n | $f | $b | none in ${LIMIT} s | – | – | – | – | – | – | – |"
       continue
     fi
     mc=$(field cost "$milp")
-    row="| $n | $f | $b | $mc | $(field optimal "$milp") | $(python3 -c "print(f'{$(field time_ms "$milp") / 1000:.1f}')")"
+    row="| $n | $f | $b | $mc | $(field optimal "$milp") | $(seconds "$milp")"
     g=$("$BIN" --input "$TMP/g.json" --budget="$b")
     row="$row | $(ratio "$(field cost "$g")" "$mc") | $(field time_ms "$g")"
     for p in sqrt "every-n --every=3" recompute-all; do

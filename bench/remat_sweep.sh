@@ -19,10 +19,10 @@ for n in 100 350 1000; do
     line=$("$BIN" --input "$TMP/g.json" --policy=$p)
     echo "| $n | ${p/ --every=/ n=} | none | $(field peak "$line") | $(field overhead "$line") | $(field time_ms "$line") |"
   done
-  p0=$(field peak "$("$BIN" --input "$TMP/g.json")")
-  floor=$( ("$BIN" --input "$TMP/g.json" --budget=0 2>&1 >/dev/null || true) | sed -E "s/.*reaches is ([0-9]+) bytes/\\1/")
+  remat_bounds "$BIN" "$TMP/g.json"
+  p0=$P0 floor=$FLOOR
   for f in 0.9 0.8 0.5 0.33 0.25; do
-    b=$(python3 -c "print(int($floor + $f * ($p0 - $floor)))")
+    b=$(between "$floor" "$p0" "$f")
     line=$("$BIN" --input "$TMP/g.json" --budget="$b")
     echo "| $n | budget f=$f | $b | $(field peak "$line") | $(field overhead "$line") | $(field time_ms "$line") |"
   done

@@ -12,7 +12,6 @@ LIMIT=${1:-30}
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 source "$ROOT/bench/common.sh"
-ratio() { python3 -c "print(f'{$1 / $2:.4f}')"; }
 echo "| model | nodes | f | budget | MILP cost (proven) | MILP s | budget: cost (ratio) | sqrt |"
 echo "|---|---|---|---|---|---|---|---|"
 while read -r name knobs; do
@@ -20,10 +19,10 @@ while read -r name knobs; do
   "$BIN/memplan-zoo" $knobs > "$TMP/m.mlir"
   "$BIN/memplan-opt" --memplan-insert-remat="export-graph=$TMP/g.json" "$TMP/m.mlir" -o /dev/null
   nodes=$(python3 -c "import json; print(len(json.load(open('$TMP/g.json'))['nodes']))")
-  p0=$(field peak "$("$BIN/memplan-remat" --input "$TMP/g.json")")
-  floor=$( ("$BIN/memplan-remat" --input "$TMP/g.json" --budget=0 2>&1 >/dev/null || true) | sed -E "s/.*reaches is ([0-9]+) bytes/\\1/")
+  remat_bounds "$BIN/memplan-remat" "$TMP/g.json"
+  p0=$P0 floor=$FLOOR
   for f in 0.9 0.5 0.25; do
-    b=$(python3 -c "print(int($floor + $f * ($p0 - $floor)))")
+    b=$(between "$floor" "$p0" "$f")
     m=$("$BIN/memplan-remat" --input "$TMP/g.json" --budget="$b" --policy=optimal --time-limit="$LIMIT" 2>&1 || true)
     if ! grep -q "cost=" <<< "$m"; then
       echo "| $name | $nodes | $f | $b | none in ${LIMIT} s | – | – | – |"
@@ -34,7 +33,7 @@ while read -r name knobs; do
     sq=$("$BIN/memplan-remat" --input "$TMP/g.json" --policy=sqrt)
     sqr=over
     [ "$(field peak "$sq")" -le "$b" ] && sqr=$(ratio "$(field cost "$sq")" "$mc")
-    echo "| $name | $nodes | $f | $b | $mc ($(field optimal "$m")) | $(python3 -c "print(f'{$(field time_ms "$m") / 1000:.1f}')") | $g ($(ratio "$g" "$mc")) | $sqr |"
+    echo "| $name | $nodes | $f | $b | $mc ($(field optimal "$m")) | $(seconds "$m") | $g ($(ratio "$g" "$mc")) | $sqr |"
   done
 done <<'MODELS'
 mlp --model=mlp --depth=4 --width=32 --batch=32

@@ -452,7 +452,7 @@ uint64_t sweepFromPeak(const Segment &seg, int64_t peak,
   uint64_t arena = 0;
   for (bool mirrored : {false, true}) {
     SweepTime time{items, mirrored};
-    std::vector<uint32_t> side = mirrored ? before : after;
+    std::vector<uint32_t> &side = mirrored ? before : after;
     sortForSweep(time, side, /*longestFirst=*/true);
     std::vector<uint32_t> order(stack);
     order.insert(order.end(), side.begin(), side.end());

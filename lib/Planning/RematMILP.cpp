@@ -123,8 +123,8 @@ private:
     std::vector<int> index;
     std::vector<double> value;
     for (auto &entries : colEntries) {
-      // A column listed twice in one row: the coefficients add up.
-      llvm::sort(entries, [](auto &a, auto &b) { return a.first < b.first; });
+      // Entries are in row order (rows are numbered as added); a column
+      // listed twice in one row gets the sum of its coefficients.
       for (auto [row, coef] : entries) {
         if (!index.empty() && size_t(start.back()) < index.size() &&
             index.back() == row) {

@@ -78,6 +78,14 @@ static cl::opt<double> timeLimit(
   exit(2);
 }
 
+/// A cost for the summary line: whole numbers exactly (FLOP counts reach
+/// millions, where %g would round them), others with two decimals.
+static std::string costText(double cost) {
+  if (cost == std::floor(cost) && std::fabs(cost) < 1e15)
+    return formatv("{0:F0}", cost).str();
+  return formatv("{0:F2}", cost).str();
+}
+
 static RematGraph readGraph(StringRef path) {
   ErrorOr<std::unique_ptr<MemoryBuffer>> file =
       MemoryBuffer::getFileOrSTDIN(path);
@@ -292,8 +300,8 @@ int main(int argc, char **argv) {
       fail("cannot write '" + outputPath + "': " + ec.message());
     os << formatv("{0:2}", json::Value(std::move(out))) << "\n";
   }
-  outs() << "cost=" << format("%.15g", result.cost)
-         << " baseline_cost=" << format("%.15g", baseline) << " overhead="
+  outs() << "cost=" << costText(result.cost)
+         << " baseline_cost=" << costText(baseline) << " overhead="
          << format("%.4f",
                    baseline > 0 ? (result.cost - baseline) / baseline : 0.0)
          << " peak=" << result.peak << " budget="
