@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "memplan/IR/MemplanDialect.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "memplan/IR/MemplanAttrs.h"
 #include "memplan/IR/MemplanOps.h"
 
@@ -102,6 +103,12 @@ LogicalResult MemplanDialect::verifyOperationAttribute(Operation *op,
     if (!value || value.getInt() <= 0)
       return op->emitError()
              << "'" << getBudgetAttrName() << "' must be a positive integer";
+    return success();
+  }
+  if (attr.getName() == getHostAttrName()) {
+    if (!isa<UnitAttr>(attr.getValue()) || !isa<FunctionOpInterface>(op))
+      return op->emitError() << "'" << getHostAttrName()
+                             << "' must be a unit attribute on a function";
     return success();
   }
   if (attr.getName() == getRematAttrName()) {

@@ -10,13 +10,15 @@
 
 #include "mlir/Pass/PassRegistry.h"
 #include "llvm/Support/ErrorHandling.h"
+#include "llvm/Support/FormatVariadic.h"
 
 using namespace mlir;
 using namespace mlir::memplan;
 
 /// Appends an upstream pipeline given in textual form; a failure here is a
 /// bug in memplan, not in the input.
-static void appendUpstream(OpPassManager &pm, StringRef pipeline) {
+static void appendUpstream(OpPassManager &pm, const llvm::Twine &text) {
+  std::string pipeline = text.str();
   std::string error;
   llvm::raw_string_ostream os(error);
   if (failed(parsePassPipeline(pipeline, pm, os)))
@@ -30,6 +32,45 @@ void mlir::memplan::buildLowerToLLVMPipeline(OpPassManager &pm) {
                      "finalize-memref-to-llvm,convert-math-to-llvm,"
                      "convert-arith-to-llvm,convert-func-to-llvm,"
                      "convert-cf-to-llvm,reconcile-unrealized-casts");
+}
+
+void mlir::memplan::buildLowerToNVVMPipeline(
+    OpPassManager &pm, const LowerToNVVMOptions &options) {
+  // Functions returning buffers equivalent to arguments (donated results)
+  // return nothing: a step that updates its parameters in place allocates no
+  // result buffers.
+  appendUpstream(pm, "drop-equivalent-buffer-results");
+  pm.addPass(createConvertMemplanToGPUPass());
+  GPUMapLoopsPassOptions map;
+  map.blockSize = options.blockSize;
+  pm.addPass(createGPUMapLoopsPass(map));
+  // No canonicalization between mapping and conversion: it would fold the
+  // one-iteration loops the mapping relies on.
+  appendUpstream(pm, "func.func(convert-parallel-loops-to-gpu),"
+                     "gpu-kernel-outlining,func.func(gpu-async-region)");
+  // The rest mirrors upstream's gpu-lower-to-nvvm-pipeline, with the
+  // toolkit path and the format passed through.
+  std::string target = llvm::formatv("chip={0} features={1} O={2}",
+                                     options.chip.getValue(),
+                                     options.features.getValue(),
+                                     options.optLevel.getValue());
+  std::string binary = "format=" + options.format.getValue();
+  if (!options.toolkit.empty())
+    binary += " toolkit=" + options.toolkit.getValue();
+  appendUpstream(pm, "convert-nvgpu-to-nvvm,convert-vector-to-scf,"
+                     "convert-scf-to-cf,convert-nvvm-to-llvm,"
+                     "convert-func-to-llvm,expand-strided-metadata,"
+                     "nvvm-attach-target{" +
+                         target +
+                         "},lower-affine,convert-arith-to-llvm,"
+                         "convert-index-to-llvm,canonicalize,cse,"
+                         "gpu.module(strip-debuginfo,convert-gpu-to-nvvm,"
+                         "llvm-optimize-for-nvvm-target,canonicalize,cse,"
+                         "reconcile-unrealized-casts),"
+                         "gpu-to-llvm,gpu-module-to-binary{" +
+                         binary +
+                         "},convert-math-to-llvm,canonicalize,cse,"
+                         "reconcile-unrealized-casts");
 }
 
 void mlir::memplan::buildMemplanPipeline(
@@ -48,6 +89,8 @@ void mlir::memplan::buildMemplanPipeline(
   pm.addPass(createMaterializeRematPass());
   appendUpstream(pm, "one-shot-bufferize{bufferize-function-boundaries "
                      "function-boundary-type-conversion=identity-layout-map}");
+  if (options.target == PipelineTarget::NVVM)
+    appendUpstream(pm, "drop-equivalent-buffer-results");
   PackArenaPassOptions pack;
   pack.algorithm = options.algorithm;
   pack.alignment = options.alignment;
@@ -56,11 +99,22 @@ void mlir::memplan::buildMemplanPipeline(
   pack.html = options.html;
   pm.addPass(createPackArenaPass(pack));
   pm.addPass(createVerifyPlanPass());
-  pm.addPass(createConvertMemplanToMemRefPass());
   switch (options.target) {
   case PipelineTarget::CPU:
+    pm.addPass(createConvertMemplanToMemRefPass());
     buildLowerToLLVMPipeline(pm);
     break;
+  case PipelineTarget::NVVM: {
+    LowerToNVVMOptions nvvm;
+    nvvm.chip = options.chip;
+    nvvm.features = options.features;
+    nvvm.format = options.format;
+    nvvm.toolkit = options.toolkit;
+    nvvm.optLevel = options.optLevel;
+    nvvm.blockSize = options.blockSize;
+    buildLowerToNVVMPipeline(pm, nvvm);
+    break;
+  }
   }
 }
 
@@ -69,8 +123,10 @@ void mlir::memplan::registerMemplanPipelines() {
       "memplan-pipeline",
       "The whole memplan flow for a training step in linalg-on-tensors: "
       "annotate lifetimes, one-shot-bufferize, pack one arena per function, "
-      "verify the plan, convert to memref, lower to the LLVM dialect "
-      "(target=cpu) ready for mlir-runner",
+      "verify the plan, then lower to the LLVM dialect for the host "
+      "(target=cpu, ready for mlir-runner) or to GPU kernels and host code "
+      "calling memplan's CUDA runtime (target=nvvm; memplan-compile links "
+      "it)",
       buildMemplanPipeline);
   PassPipelineRegistration<>(
       "memplan-lower-to-llvm",
@@ -78,4 +134,13 @@ void mlir::memplan::registerMemplanPipelines() {
       "(linalg to loops, strided metadata, affine, scf to cf, memref, math, "
       "arith, func, cf to LLVM), used for planned and unplanned programs alike",
       buildLowerToLLVMPipeline);
+  PassPipelineRegistration<LowerToNVVMOptions>(
+      "memplan-lower-to-nvvm",
+      "Device lowering of a memref-level program, planned or not "
+      "(drop-equivalent-buffer-results, convert-memplan-to-gpu, "
+      "memplan-gpu-map-loops, convert-parallel-loops-to-gpu, "
+      "gpu-kernel-outlining, gpu-async-region, then upstream's NVVM "
+      "lowering and gpu-module-to-binary); used for planned and unplanned "
+      "programs alike",
+      buildLowerToNVVMPipeline);
 }

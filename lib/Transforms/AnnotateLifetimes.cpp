@@ -26,7 +26,7 @@ struct AnnotateLifetimesPass
     : public memplan::impl::AnnotateLifetimesPassBase<AnnotateLifetimesPass> {
   void runOnOperation() override {
     WalkResult walk = getOperation()->walk([&](FunctionOpInterface func) {
-      if (func.isExternal())
+      if (func.isExternal() || isHostFunction(func))
         return WalkResult::advance();
       FailureOr<FunctionLifetimes> lifetimes = FunctionLifetimes::analyze(func);
       if (failed(lifetimes))

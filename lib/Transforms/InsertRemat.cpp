@@ -76,7 +76,7 @@ struct InsertRematPass
     options.budget = budget > 0 ? uint64_t(budget) : UINT64_MAX;
     SmallVector<FunctionOpInterface> funcs;
     module.walk([&](FunctionOpInterface f) {
-      if (!f.isExternal())
+      if (!f.isExternal() && !isHostFunction(f))
         funcs.push_back(f);
     });
     exported = 0;

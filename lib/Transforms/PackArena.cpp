@@ -85,7 +85,7 @@ struct PackArenaPass : public memplan::impl::PackArenaPassBase<PackArenaPass> {
     }
     std::vector<ReportFunction> reports;
     WalkResult walk = module.walk([&](FunctionOpInterface func) {
-      if (func.isExternal())
+      if (func.isExternal() || isHostFunction(func))
         return WalkResult::advance();
       if (failed(packFunction(func, *algo, reports)))
         return WalkResult::interrupt();

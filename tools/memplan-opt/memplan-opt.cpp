@@ -14,6 +14,7 @@
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
 #include "mlir/InitAllPasses.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 
 namespace mlir {
@@ -34,6 +35,8 @@ int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
   mlir::registerAllDialects(registry);
   mlir::registerAllExtensions(registry);
+  // gpu-module-to-binary translates kernels to LLVM IR.
+  mlir::registerAllToLLVMIRTranslations(registry);
   registry.insert<mlir::memplan::MemplanDialect>();
 
   return mlir::asMainReturnCode(mlir::MlirOptMain(

@@ -9,6 +9,16 @@
 //
 //   --main=run        adds @main: deterministic pseudo-random inputs, one
 //                     step, every output printed (for mlir-runner)
+//   --target=nvvm     a device program (docs/GPU.md): @train_step takes a
+//                     rank-0 loss buffer after the parameters and writes the
+//                     loss and the new parameters into those arguments
+//                     (donated, so a step allocates no results); @main is host
+//                     code (memplan.host) that makes the inputs on the host,
+//                     copies them to the device, runs --steps steps, copies
+//                     the outputs back, prints them and the runtime's
+//                     counters
+//   --steps=N         --main=run: N steps, each feeding the next its
+//                     parameters; the outputs of the last are printed
 //   --main=gradcheck  adds @loss, @loss_and_grads and a @main that checks
 //                     every parameter's gradient against central finite
 //                     differences of the loss along a pseudo-random direction
@@ -20,6 +30,9 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -44,6 +57,13 @@ static cl::opt<std::string>
 static cl::opt<std::string>
     mainKind("main", cl::desc("none (default) | run | gradcheck"),
              cl::init("none"), cl::cat(category));
+static cl::opt<std::string>
+    targetName("target",
+               cl::desc("cpu (default) | nvvm: see the tool's description"),
+               cl::init("cpu"), cl::cat(category));
+static cl::opt<int64_t> steps("steps",
+                              cl::desc("--main=run: training steps (default 1)"),
+                              cl::init(1), cl::cat(category));
 static cl::opt<std::string> dtype("dtype", cl::desc("f32 (default) | f64"),
                                   cl::init("f32"), cl::cat(category));
 static cl::opt<double> learningRate("lr", cl::desc("SGD learning rate"),
@@ -120,6 +140,7 @@ struct ModuleBuilder {
   const Model &model;
   FloatType ft;
   Location loc;
+  bool device = false;
 
   SmallVector<Type> batchTypes() {
     SmallVector<Type> types;
@@ -143,9 +164,11 @@ struct ModuleBuilder {
   func::FuncOp
   function(StringRef name, TypeRange results,
            function_ref<SmallVector<Value>(Emitter &, ValueRange, ValueRange)>
-               fill) {
+               fill,
+           TypeRange extraArgs = {}) {
     SmallVector<Type> args = batchTypes();
     llvm::append_range(args, paramTypes());
+    llvm::append_range(args, extraArgs);
     OpBuilder b(&ctx);
     b.setInsertionPointToEnd(module.getBody());
     auto func =
@@ -154,13 +177,17 @@ struct ModuleBuilder {
     b.setInsertionPointToStart(entry);
     Emitter e(b, loc, ft);
     size_t nb = model.batch().size();
-    SmallVector<Value> ret = fill(e, entry->getArguments().take_front(nb),
-                                  entry->getArguments().drop_front(nb));
+    SmallVector<Value> ret =
+        fill(e, entry->getArguments().take_front(nb),
+             entry->getArguments().drop_front(nb).drop_back(extraArgs.size()));
     b.create<func::ReturnOp>(loc, ret);
     return func;
   }
 
   void trainStep() {
+    SmallVector<Type> extra;
+    if (device)
+      extra.push_back(lossType());
     SmallVector<Type> results{lossType()};
     llvm::append_range(results, paramTypes());
     double lr = learningRate;
@@ -185,8 +212,18 @@ struct ModuleBuilder {
             }
             ret.push_back(updated);
           }
+          if (!device)
+            return ret;
+          // Donation: the loss and the new parameters go into the argument
+          // buffers, after every read of the old parameters.
+          Block *entry = e.b.getInsertionBlock();
+          SmallVector<Value> dest(ps.begin(), ps.end());
+          dest.insert(dest.begin(), entry->getArguments().back());
+          for (auto [value, into] : llvm::zip(ret, dest))
+            value = e.b.create<linalg::CopyOp>(loc, value, into).getResult(0);
           return ret;
-        });
+        },
+        extra);
   }
 
   void lossFunctions() {
@@ -216,6 +253,8 @@ struct ModuleBuilder {
     auto func = b.create<func::FuncOp>(loc, "pseudo",
                                        b.getFunctionType({idx, idx}, {ft}));
     func.setPrivate();
+    if (device)
+      func->setAttr("memplan.host", b.getUnitAttr());
     Block *entry = func.addEntryBlock();
     b.setInsertionPointToStart(entry);
     auto c = [&](int64_t v) {
@@ -339,6 +378,8 @@ struct ModuleBuilder {
   }
 
   StringRef printer() {
+    if (device)
+      return ft.isF64() ? "memplan_print_f64" : "memplan_print_f32";
     return ft.isF64() ? "printMemrefF64" : "printMemrefF32";
   }
 
@@ -350,6 +391,99 @@ struct ModuleBuilder {
     b.create<func::CallOp>(loc, printer(), TypeRange{}, ValueRange{u});
   }
 
+  Value index(OpBuilder &b, int64_t v) {
+    return b.create<arith::ConstantIndexOp>(loc, v);
+  }
+
+  /// --steps steps on the host: parameters flow from step to step.
+  void runOnHost(OpBuilder &b, ArrayRef<Value> args, size_t nb) {
+    SmallVector<Type> stepResults{lossType()};
+    llvm::append_range(stepResults, paramTypes());
+    if (steps == 1) {
+      auto call = b.create<func::CallOp>(loc, "train_step", stepResults, args);
+      for (Value r : call.getResults())
+        print(b, r);
+      return;
+    }
+    SmallVector<Value> carried(args.begin() + nb, args.end());
+    carried.insert(carried.begin(), b.create<tensor::EmptyOp>(
+                                        loc, ArrayRef<int64_t>{}, ft));
+    auto loop = b.create<scf::ForOp>(
+        loc, index(b, 0), index(b, steps), index(b, 1), carried,
+        [&](OpBuilder &lb, Location ll, Value, ValueRange iter) {
+          SmallVector<Value> in(args.begin(), args.begin() + nb);
+          llvm::append_range(in, iter.drop_front());
+          auto call = lb.create<func::CallOp>(ll, "train_step", stepResults,
+                                              in);
+          lb.create<scf::YieldOp>(ll, call.getResults());
+        });
+    for (Value r : loop.getResults())
+      print(b, r);
+  }
+
+  /// The device driver: host inputs copied to device buffers, --steps steps
+  /// with the parameters and the loss in those buffers (train_step writes
+  /// them in place), the outputs copied back and printed, then the runtime's
+  /// counters.
+  void runOnDevice(OpBuilder &b, ArrayRef<Value> args, size_t nb) {
+    auto toDevice = [&](Value host) -> Value {
+      auto type = cast<RankedTensorType>(host.getType());
+      auto memType = MemRefType::get(type.getShape(), type.getElementType());
+      Value h = b.create<bufferization::ToBufferOp>(loc, memType, host);
+      Value d = b.create<gpu::AllocOp>(loc, memType, Type(), ValueRange(),
+                                       ValueRange(), ValueRange(), false)
+                    .getMemref();
+      b.create<gpu::MemcpyOp>(loc, TypeRange(), ValueRange(), d, h);
+      return b.create<bufferization::ToTensorOp>(loc, type, d,
+                                                 /*restrict=*/true,
+                                                 /*writable=*/true);
+    };
+    SmallVector<Value> onDevice;
+    for (Value a : args)
+      onDevice.push_back(toDevice(a));
+    // The loss buffer starts at 0.
+    Value zeroLoss = b.create<linalg::FillOp>(
+                          loc, ValueRange{b.create<arith::ConstantOp>(
+                                   loc, ft, b.getFloatAttr(ft, 0.0))},
+                          ValueRange{b.create<tensor::EmptyOp>(
+                              loc, ArrayRef<int64_t>{}, ft)})
+                         .getResult(0);
+    SmallVector<Value> carried{toDevice(zeroLoss)};
+    llvm::append_range(carried, ArrayRef<Value>(onDevice).drop_front(nb));
+    SmallVector<Type> stepResults{lossType()};
+    llvm::append_range(stepResults, paramTypes());
+    b.create<func::CallOp>(loc, "memplan_steps_begin", TypeRange{},
+                           ValueRange{});
+    auto loop = b.create<scf::ForOp>(
+        loc, index(b, 0), index(b, steps), index(b, 1), carried,
+        [&](OpBuilder &lb, Location ll, Value iv, ValueRange iter) {
+          SmallVector<Value> in(onDevice.begin(), onDevice.begin() + nb);
+          llvm::append_range(in, iter.drop_front());
+          in.push_back(iter.front());
+          auto call = lb.create<func::CallOp>(ll, "train_step", stepResults,
+                                              in);
+          Value next = lb.create<arith::AddIOp>(
+              ll, iv, lb.create<arith::ConstantIndexOp>(ll, 1));
+          Value step =
+              lb.create<arith::IndexCastOp>(ll, lb.getI64Type(), next);
+          lb.create<func::CallOp>(ll, "memplan_step_done", TypeRange{},
+                                  ValueRange{step});
+          lb.create<scf::YieldOp>(ll, call.getResults());
+        });
+    for (Value r : loop.getResults()) {
+      auto type = cast<RankedTensorType>(r.getType());
+      auto memType = MemRefType::get(type.getShape(), type.getElementType());
+      Value d = b.create<bufferization::ToBufferOp>(loc, memType, r);
+      Value h = b.create<memref::AllocOp>(loc, memType);
+      b.create<gpu::MemcpyOp>(loc, TypeRange(), ValueRange(), h, d);
+      Value u = b.create<memref::CastOp>(loc, UnrankedMemRefType::get(ft, 0), h);
+      b.create<func::CallOp>(loc, printer(), TypeRange{}, ValueRange{u});
+      b.create<memref::DeallocOp>(loc, h);
+    }
+    b.create<func::CallOp>(loc, "memplan_print_counters", TypeRange{},
+                           ValueRange{});
+  }
+
   void mainFunction(bool gradcheck) {
     pseudo();
     OpBuilder b(&ctx);
@@ -358,7 +492,20 @@ struct ModuleBuilder {
         loc, printer(),
         b.getFunctionType({UnrankedMemRefType::get(ft, 0)}, {}));
     printDecl.setPrivate();
+    if (device) {
+      // memplan's runtime: printers take memrefs through the C interface.
+      printDecl->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
+                         b.getUnitAttr());
+      for (StringRef name : {"memplan_steps_begin", "memplan_print_counters"})
+        b.create<func::FuncOp>(loc, name, b.getFunctionType({}, {}))
+            .setPrivate();
+      b.create<func::FuncOp>(loc, "memplan_step_done",
+                             b.getFunctionType({b.getI64Type()}, {}))
+          .setPrivate();
+    }
     auto func = b.create<func::FuncOp>(loc, "main", b.getFunctionType({}, {}));
+    if (device)
+      func->setAttr("memplan.host", b.getUnitAttr());
     b.setInsertionPointToStart(func.addEntryBlock());
     SmallVector<Value> args = makeBatch(b);
     size_t nb = args.size();
@@ -366,9 +513,10 @@ struct ModuleBuilder {
     SmallVector<Type> stepResults{lossType()};
     llvm::append_range(stepResults, paramTypes());
     if (!gradcheck) {
-      auto call = b.create<func::CallOp>(loc, "train_step", stepResults, args);
-      for (Value r : call.getResults())
-        print(b, r);
+      if (device)
+        runOnDevice(b, args, nb);
+      else
+        runOnHost(b, args, nb);
       b.create<func::ReturnOp>(loc);
       return;
     }
@@ -478,18 +626,27 @@ int main(int argc, char **argv) {
     fail(error);
   if (mainKind != "none" && mainKind != "run" && mainKind != "gradcheck")
     fail("unknown --main '" + mainKind + "' (expected none, run or gradcheck)");
+  if (targetName != "cpu" && targetName != "nvvm")
+    fail("unknown --target '" + targetName + "' (expected cpu or nvvm)");
+  if (steps < 1)
+    fail("--steps must be at least 1");
+  if (steps != 1 && mainKind != "run")
+    fail("--steps needs --main=run");
+  if (targetName == "nvvm" && mainKind == "gradcheck")
+    fail("--main=gradcheck runs on the host only (--target=cpu)");
   if (dtype != "f32" && dtype != "f64")
     fail("unknown --dtype '" + dtype + "' (expected f32 or f64)");
 
   MLIRContext ctx;
   ctx.loadDialect<arith::ArithDialect, bufferization::BufferizationDialect,
                   func::FuncDialect, linalg::LinalgDialect, math::MathDialect,
-                  memref::MemRefDialect, tensor::TensorDialect>();
+                  memref::MemRefDialect, tensor::TensorDialect,
+                  gpu::GPUDialect, LLVM::LLVMDialect, scf::SCFDialect>();
   Location loc = UnknownLoc::get(&ctx);
   OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
   FloatType ft = dtype == "f64" ? FloatType(Float64Type::get(&ctx))
                                 : FloatType(Float32Type::get(&ctx));
-  ModuleBuilder builder{ctx, *module, *model, ft, loc};
+  ModuleBuilder builder{ctx, *module, *model, ft, loc, targetName == "nvvm"};
   builder.trainStep();
   if (mainKind == "gradcheck")
     builder.lossFunctions();

@@ -26,4 +26,108 @@ def ConvertMemplanToMemRefPass
                            "::mlir::memref::MemRefDialect"];
 }
 
+def ConvertMemplanToGPUPass
+    : Pass<"convert-memplan-to-gpu", "::mlir::ModuleOp"> {
+  let summary = "Put every device function's buffers in device memory, its "
+                "arena in one allocation that lives across calls";
+  let description = [{
+    Runs at memref level, after packing and verification, on every function
+    with a body that is not marked `memplan.host` (a *device function*: its
+    compute becomes GPU kernels; see `memplan-gpu-map-loops`). Host
+    functions (`memplan.host`) are left as they are: they are the driver,
+    and move data with `gpu.alloc`/`gpu.memcpy` themselves.
+
+    In a device function:
+    - `memplan.arena : memref<Nxi8>` becomes a call of the runtime's
+      `memplan_arena_acquire(slot, N)` (declared here with
+      `llvm.emit_c_interface`) and a `memref.cast` to `memref<Nxi8>`. `slot`
+      is the address of a private global of the module,
+      `@__memplan_arena.<function>`, that caches the device pointer: the
+      first call allocates the arena on the device, every later call reuses
+      it, so a loop of N steps makes one device allocation for all of the
+      function's intermediates. The arena lives until the program exits. A
+      device function with an arena is therefore not reentrant: it must not
+      run twice at once (recursion, several threads).
+    - each `memplan.view` becomes a `memref.view` of it at its offset;
+    - every other `memref.alloc` (returned or escaping buffers) becomes a
+      `gpu.alloc` (made on each call: return results through donated
+      arguments to avoid it, as `memplan-zoo --target=nvvm` does) and
+      `memref.dealloc` a `gpu.dealloc`;
+    - `memref.get_global` of a constant global becomes a call of the
+      runtime's `memplan_constant_acquire(slot, host, bytes)` which copies
+      the constant to the device on the first call and reuses that copy.
+
+    After it, a device function touches no host memory except through the
+    runtime; kernels are made by `memplan-gpu-map-loops`.
+
+    Rejections (located errors; the pass fails):
+    - `memplan.arena must be in a single-block function body`
+    - `memref.alloca in a device function: kernels cannot read host stack
+      memory`
+    - `memref.get_global of a non-constant global in a device function: its
+      host memory is not visible to kernels`
+    - `dynamic shape ... in a device function: memplan's device lowering
+      supports static shapes only` (on an allocation or a global)
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::func::FuncDialect",
+                           "::mlir::gpu::GPUDialect",
+                           "::mlir::LLVM::LLVMDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
+def GPUMapLoopsPass : Pass<"memplan-gpu-map-loops", "::mlir::ModuleOp"> {
+  let summary = "Turn device functions' linalg ops into GPU-mapped parallel "
+                "loops, host functions' into sequential loops";
+  let description = [{
+    Runs at memref level on every function with a body. It decides where
+    each linalg op runs and lowers it to loops accordingly:
+
+    - In a host function (`memplan.host`) every linalg op becomes a
+      sequential `scf.for` nest (upstream `linalgOpToLoops`): it runs on the
+      CPU.
+    - In a device function every `memref.copy` first becomes a
+      `linalg.copy`. A linalg op whose loops are not all parallel loops
+      before its reduction loops is generalized and its loops interchanged
+      so that they are (the order in which each output element accumulates
+      is unchanged). Then each linalg op becomes an `scf.parallel` over its
+      parallel loops with `scf.for` loops for its reductions inside
+      (upstream `linalgOpToParallelLoops`); an op without parallel loops
+      (rank 0, or a full reduction) runs inside a one-iteration
+      `scf.parallel`, i.e. on one GPU thread. Every outermost
+      `scf.parallel` is then collapsed to one dimension (its iteration
+      space, row-major, so consecutive threads touch consecutive elements
+      of the innermost dimension), split into blocks of up to
+      `block-size` threads with a bound check for the last block, and
+      mapped to `block_x`/`thread_x` (`#gpu.loop_dim_map`); nested
+      `scf.parallel` loops become `scf.for` loops inside the thread.
+      `convert-parallel-loops-to-gpu` then makes one `gpu.launch` per
+      outermost loop.
+
+    After it, a device function reads and writes memory only inside mapped
+    `scf.parallel` loops, through `gpu` ops, or through calls.
+
+    Options: `block-size` (threads per block, 1 to 1024, default 256).
+
+    Rejections (located errors; the pass fails):
+    - `linalg op on tensors: bufferize before memplan-gpu-map-loops`
+    - `scf.parallel with reductions in a device function is not supported`
+    - `scf.parallel with non-constant bounds in a device function: memplan's
+      device lowering supports static shapes only`
+    - `the iteration space of this loop has more than 2^63 points`
+    - `'...' reads or writes memory on the host in a device function: kernels
+      own the device memory; move this into a linalg op or a host function`
+    - `block-size must be between 1 and 1024, got N`
+  }];
+  let options = [
+    Option<"blockSize", "block-size", "int64_t", /*default=*/"256",
+           "Threads per GPU block (1 to 1024)">,
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::gpu::GPUDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
 #endif // MEMPLAN_CONVERSION_PASSES

@@ -8,6 +8,7 @@
 #define MEMPLAN_IR_MEMPLANDIALECT_H
 
 #include "mlir/IR/Dialect.h"
+#include "mlir/IR/Operation.h"
 
 #include "memplan/IR/MemplanOpsDialect.h.inc"
 
@@ -15,6 +16,12 @@ namespace mlir {
 namespace memplan {
 /// The location name that marks ops recomputed by memplan.recompute.
 inline constexpr llvm::StringLiteral kRecomputeLocName = "memplan.recompute";
+
+/// True for a function marked `memplan.host`: host code that memplan does not
+/// plan (no lifetimes, remat or arena) and never offloads to a device.
+inline bool isHostFunction(Operation *func) {
+  return func->hasAttr(MemplanDialect::getHostAttrName());
+}
 } // namespace memplan
 } // namespace mlir
 

@@ -45,6 +45,10 @@ def Memplan_Dialect : Dialect {
     static ::llvm::StringRef getBudgetAttrName() { return "memplan.budget"; }
     /// The discardable function attribute that records remat decisions.
     static ::llvm::StringRef getRematAttrName() { return "memplan.remat"; }
+    /// The discardable unit attribute that marks a function as host code:
+    /// memplan neither plans its buffers nor offloads its ops to a device
+    /// (the driver of a device program).
+    static ::llvm::StringRef getHostAttrName() { return "memplan.host"; }
   }];
 }
 

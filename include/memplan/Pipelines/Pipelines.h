@@ -4,18 +4,18 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// `memplan-pipeline`: a training step in linalg-on-tensors to a program ready
-// for mlir-runner, with every internal buffer of a function in one arena:
+// `memplan-pipeline`: a training step in linalg-on-tensors to a program with
+// every internal buffer of a function in one arena:
 //
-//   memplan-annotate-lifetimes     (tensor level: lifetimes, early rejections)
-//   memplan-insert-remat           (with budget= or policy=: recompute to fit)
-//   memplan-materialize-remat      (inline recompute regions, drop checkpoints)
-//   one-shot-bufferize             (upstream; function boundaries, identity
-//   layouts) memplan-pack-arena             (one arena per function, reports)
-//   memplan-verify-plan            (independent check of the plan)
-//   convert-memplan-to-memref      (arena -> memref.alloc, views ->
-//   memref.view) memplan-lower-to-llvm          (upstream lowering to the LLVM
-//   dialect)
+//   memplan-annotate-lifetimes   tensor level: lifetimes, early rejections
+//   memplan-insert-remat         with budget= or policy=: recompute to fit
+//   memplan-materialize-remat    inline recompute regions, drop checkpoints
+//   one-shot-bufferize           upstream; function boundaries, identity
+//                                layouts
+//   memplan-pack-arena           one arena per function, reports
+//   memplan-verify-plan          independent check of the plan
+//   target=cpu:  convert-memplan-to-memref, memplan-lower-to-llvm
+//   target=nvvm: memplan-lower-to-nvvm (device memory, GPU kernels, NVVM)
 //
 // `memplan-lower-to-llvm` alone is the upstream lowering of a memref-level
 // program, the one both planned and unplanned programs use.
@@ -31,15 +31,20 @@
 namespace mlir {
 namespace memplan {
 
-enum class PipelineTarget { CPU };
+enum class PipelineTarget { CPU, NVVM };
 
 struct MemplanPipelineOptions
     : public PassPipelineOptions<MemplanPipelineOptions> {
   PassOptions::Option<PipelineTarget> target{
       *this, "target", llvm::cl::desc("Where the program runs"),
       llvm::cl::init(PipelineTarget::CPU),
-      llvm::cl::values(clEnumValN(PipelineTarget::CPU, "cpu",
-                                  "the host, through the LLVM dialect"))};
+      llvm::cl::values(
+          clEnumValN(PipelineTarget::CPU, "cpu",
+                     "the host, through the LLVM dialect (mlir-runner)"),
+          clEnumValN(PipelineTarget::NVVM, "nvvm",
+                     "an NVIDIA GPU: kernels serialized with the CUDA "
+                     "toolkit, host code in the LLVM dialect calling "
+                     "memplan's CUDA runtime (docs/GPU.md)"))};
   PassOptions::Option<std::string> algorithm{
       *this, "algorithm",
       llvm::cl::desc("Packing algorithm: greedy-size, greedy-time, best "
@@ -71,6 +76,59 @@ struct MemplanPipelineOptions
   PassOptions::Option<std::string> html{
       *this, "html", llvm::cl::desc("Write the HTML picture of the plan here"),
       llvm::cl::init("")};
+  // target=nvvm only.
+  PassOptions::Option<std::string> chip{
+      *this, "chip",
+      llvm::cl::desc("target=nvvm: the GPU architecture (default sm_90, "
+                     "H100/H200)"),
+      llvm::cl::init("sm_90")};
+  PassOptions::Option<std::string> features{
+      *this, "features",
+      llvm::cl::desc("target=nvvm: PTX features (default +ptx80; sm_90 "
+                     "needs PTX 7.8 or later)"),
+      llvm::cl::init("+ptx80")};
+  PassOptions::Option<std::string> format{
+      *this, "format",
+      llvm::cl::desc("target=nvvm: what is embedded: fatbin (default; "
+                     "needs ptxas), bin (cubin; needs ptxas) or isa (PTX, "
+                     "compiled by the driver at load time)"),
+      llvm::cl::init("fatbin")};
+  PassOptions::Option<std::string> toolkit{
+      *this, "toolkit",
+      llvm::cl::desc("target=nvvm: CUDA toolkit path (default: found from "
+                     "PATH or CUDA_HOME)"),
+      llvm::cl::init("")};
+  PassOptions::Option<int64_t> optLevel{
+      *this, "opt-level",
+      llvm::cl::desc("target=nvvm: optimization level of the kernels"),
+      llvm::cl::init(3)};
+  PassOptions::Option<int64_t> blockSize{
+      *this, "block-size",
+      llvm::cl::desc("target=nvvm: threads per GPU block (1 to 1024)"),
+      llvm::cl::init(256)};
+};
+
+/// The device half of the pipeline: a memref-level program, planned or not,
+/// to host code in the LLVM dialect with embedded GPU kernels.
+struct LowerToNVVMOptions : public PassPipelineOptions<LowerToNVVMOptions> {
+  PassOptions::Option<std::string> chip{
+      *this, "chip", llvm::cl::desc("GPU architecture"),
+      llvm::cl::init("sm_90")};
+  PassOptions::Option<std::string> features{
+      *this, "features", llvm::cl::desc("PTX features"),
+      llvm::cl::init("+ptx80")};
+  PassOptions::Option<std::string> format{
+      *this, "format", llvm::cl::desc("fatbin, bin or isa"),
+      llvm::cl::init("fatbin")};
+  PassOptions::Option<std::string> toolkit{
+      *this, "toolkit", llvm::cl::desc("CUDA toolkit path"),
+      llvm::cl::init("")};
+  PassOptions::Option<int64_t> optLevel{
+      *this, "opt-level", llvm::cl::desc("Kernel optimization level"),
+      llvm::cl::init(3)};
+  PassOptions::Option<int64_t> blockSize{
+      *this, "block-size", llvm::cl::desc("Threads per GPU block"),
+      llvm::cl::init(256)};
 };
 
 /// Appends the whole memplan flow to `pm` (anchored on builtin.module).
@@ -80,7 +138,14 @@ void buildMemplanPipeline(OpPassManager &pm,
 /// Appends upstream's lowering of a memref-level program to the LLVM dialect.
 void buildLowerToLLVMPipeline(OpPassManager &pm);
 
-/// Registers `memplan-pipeline` and `memplan-lower-to-llvm`.
+/// Appends the device lowering of a memref-level program: device functions'
+/// buffers to device memory, linalg to GPU kernels, NVVM, serialization, host
+/// code to the LLVM dialect.
+void buildLowerToNVVMPipeline(OpPassManager &pm,
+                              const LowerToNVVMOptions &options);
+
+/// Registers `memplan-pipeline`, `memplan-lower-to-llvm` and
+/// `memplan-lower-to-nvvm`.
 void registerMemplanPipelines();
 
 } // namespace memplan

@@ -1,0 +1,468 @@
+//===- MemplanRuntime.cpp - memplan's CUDA runtime ------------------------===//
+//
+// Part of memplan. See MemplanRuntime.h.
+//
+//===----------------------------------------------------------------------===//
+
+#include "MemplanRuntime.h"
+
+#include <cuda.h>
+
+#include <atomic>
+#include <cinttypes>
+#include <cstdio>
+#include <cstdlib>
+#include <limits>
+#include <mutex>
+#include <vector>
+
+namespace {
+/// Ends the process with status 1 at once: no static destructors or atexit
+/// handlers (a failure inside the context's one-time setup would otherwise
+/// re-enter it from the kernel modules' unload destructor).
+[[noreturn]] void die() {
+  std::fflush(stdout);
+  std::fflush(stderr);
+  std::_Exit(1);
+}
+
+[[noreturn]] void fail(const char *what, const char *detail) {
+  std::fflush(stdout);
+  std::fprintf(stderr, "memplan-runtime: error: %s: %s\n", what, detail);
+  die();
+}
+
+/// Names for the results a driverless or broken setup gives, where
+/// cuGetErrorName itself cannot answer (the toolkit's stub library).
+const char *fallbackName(CUresult result, const char **message) {
+  switch (int(result)) {
+  case 34:
+    *message = "the program runs against the CUDA toolkit's stub libcuda: "
+               "no NVIDIA driver is installed here";
+    return "CUDA_ERROR_STUB_LIBRARY";
+  case 35:
+    *message = "the installed NVIDIA driver is older than the CUDA runtime";
+    return "CUDA_ERROR_INSUFFICIENT_DRIVER";
+  case 100:
+    *message = "no CUDA-capable device is detected";
+    return "CUDA_ERROR_NO_DEVICE";
+  default:
+    *message = "no message";
+    return "unknown CUresult";
+  }
+}
+
+/// Checks one CUDA driver call: on failure prints the call, the error's name
+/// and message, and exits 1.
+void check(CUresult result, const char *call) {
+  if (result == CUDA_SUCCESS)
+    return;
+  const char *name = nullptr, *message = nullptr;
+  if (cuGetErrorName(result, &name) != CUDA_SUCCESS ||
+      cuGetErrorString(result, &message) != CUDA_SUCCESS || !name || !message)
+    name = fallbackName(result, &message);
+  std::fflush(stdout);
+  std::fprintf(stderr, "memplan-runtime: error: %s failed: %s (%d): %s\n", call,
+               name, int(result), message);
+  die();
+}
+#define MEMPLAN_CU(call) check((call), #call)
+
+struct Counters {
+  int64_t allocations = 0, bytes = 0, live = 0, peak = 0, frees = 0;
+  int64_t arenas = 0, arenaBytes = 0, constants = 0, constantBytes = 0;
+  // Allocation counts at the step markers.
+  std::vector<int64_t> marks;
+  bool stepsBegun = false;
+  // Sizes of live allocations, to keep `live` exact on free.
+  std::vector<std::pair<CUdeviceptr, int64_t>> sizes;
+};
+
+std::mutex &lock() {
+  static std::mutex m;
+  return m;
+}
+Counters &counters() {
+  static Counters c;
+  return c;
+}
+
+int defaultDevice = -1;
+/// Set once a context exists: before that the process holds no device
+/// memory, and a program that never touches the GPU needs no driver.
+std::atomic<bool> contextReady{false};
+
+/// The primary context of the chosen device, made current on this thread.
+void ensureContext() {
+  static CUcontext context = nullptr;
+  static std::once_flag once;
+  std::call_once(once, [] {
+    MEMPLAN_CU(cuInit(0));
+    int ordinal = defaultDevice;
+    if (ordinal < 0) {
+      ordinal = 0;
+      if (const char *env = std::getenv("MEMPLAN_DEVICE")) {
+        char *end = nullptr;
+        long v = std::strtol(env, &end, 10);
+        if (end == env || *end != '\0' || v < 0 || v > 1024)
+          fail("MEMPLAN_DEVICE", "expected a device ordinal");
+        ordinal = int(v);
+      }
+    }
+    CUdevice device;
+    MEMPLAN_CU(cuDeviceGet(&device, ordinal));
+    MEMPLAN_CU(cuDevicePrimaryCtxRetain(&context, device));
+    contextReady = true;
+  });
+  MEMPLAN_CU(cuCtxSetCurrent(context));
+}
+
+CUdeviceptr allocate(int64_t bytes) {
+  ensureContext();
+  if (bytes < 0)
+    fail("device allocation", "negative size");
+  CUdeviceptr ptr = 0;
+  // cuMemAlloc refuses zero bytes; a zero-size buffer gets one byte.
+  MEMPLAN_CU(cuMemAlloc(&ptr, size_t(bytes > 0 ? bytes : 1)));
+  std::lock_guard<std::mutex> guard(lock());
+  Counters &c = counters();
+  ++c.allocations;
+  c.bytes += bytes;
+  c.live += bytes;
+  if (c.live > c.peak)
+    c.peak = c.live;
+  c.sizes.push_back({ptr, bytes});
+  return ptr;
+}
+
+void release(CUdeviceptr ptr) {
+  ensureContext();
+  MEMPLAN_CU(cuMemFree(ptr));
+  std::lock_guard<std::mutex> guard(lock());
+  Counters &c = counters();
+  ++c.frees;
+  for (size_t i = 0; i < c.sizes.size(); ++i)
+    if (c.sizes[i].first == ptr) {
+      c.live -= c.sizes[i].second;
+      c.sizes[i] = c.sizes.back();
+      c.sizes.pop_back();
+      break;
+    }
+}
+
+void fillByteMemRef(MemplanByteMemRef *result, CUdeviceptr ptr,
+                    int64_t bytes) {
+  auto *p = reinterpret_cast<uint8_t *>(ptr);
+  result->allocated = p;
+  result->aligned = p;
+  result->offset = 0;
+  result->sizes[0] = bytes;
+  result->strides[0] = 1;
+}
+
+bool isDevicePointer(const void *ptr) {
+  if (!contextReady)
+    return false;
+  ensureContext();
+  unsigned type = 0;
+  CUresult r = cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
+                                     reinterpret_cast<CUdeviceptr>(ptr));
+  // Plain host memory is unknown to CUDA (CUDA_ERROR_INVALID_VALUE).
+  return r == CUDA_SUCCESS && type == CU_MEMORYTYPE_DEVICE;
+}
+
+template <typename T>
+void printMemRef(MemplanUnrankedMemRef *memref, int digits,
+                 const char *name) {
+  if (!memref || !memref->descriptor)
+    fail(name, "null memref");
+  int64_t rank = memref->rank;
+  if (rank < 0 || rank > 16)
+    fail(name, "unsupported rank");
+  // Ranked descriptor: allocated, aligned, offset, sizes[rank],
+  // strides[rank].
+  auto *fields = static_cast<int64_t *>(memref->descriptor);
+  T *aligned = reinterpret_cast<T *>(fields[1]);
+  int64_t offset = fields[2];
+  const int64_t *sizes = fields + 3;
+  const int64_t *strides = fields + 3 + rank;
+  int64_t count = 1;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (sizes[d] < 0)
+      fail(name, "negative size");
+    count *= sizes[d];
+  }
+  if (count > 0 && isDevicePointer(aligned + offset))
+    fail(name, "the memref is in device memory; copy it to the host first");
+  std::printf("memref rank=%" PRId64 " sizes=[", rank);
+  for (int64_t d = 0; d < rank; ++d)
+    std::printf("%s%" PRId64, d ? ", " : "", sizes[d]);
+  std::printf("] data=\n");
+  if (count == 0) {
+    std::printf("[]\n");
+    return;
+  }
+  // Row-major walk; brackets open where trailing indices are 0 and close
+  // where they reach their size.
+  std::vector<int64_t> index(size_t(rank), 0);
+  for (int64_t n = 0; n < count; ++n) {
+    int64_t zeros = 0; // trailing dimensions at index 0
+    while (zeros < rank && index[size_t(rank - 1 - zeros)] == 0)
+      ++zeros;
+    if (n > 0)
+      std::printf(zeros > 0 ? ",\n%*s" : ", ", int(rank - zeros), "");
+    for (int64_t k = 0; k < (rank == 0 ? 1 : zeros); ++k)
+      std::printf("[");
+    int64_t at = offset;
+    for (int64_t d = 0; d < rank; ++d)
+      at += index[size_t(d)] * strides[d];
+    std::printf("%.*g", digits, double(aligned[at]));
+    int64_t full = 0; // trailing dimensions that wrap after this element
+    for (int64_t d = rank - 1; d >= 0; --d) {
+      if (++index[size_t(d)] < sizes[d])
+        break;
+      index[size_t(d)] = 0;
+      ++full;
+    }
+    for (int64_t k = 0; k < (rank == 0 ? 1 : full); ++k)
+      std::printf("]");
+  }
+  std::printf("\n");
+}
+} // namespace
+
+extern "C" {
+
+//===----------------------------------------------------------------------===//
+// The entry points of MLIR 22's host code (gpu-to-llvm).
+//===----------------------------------------------------------------------===//
+
+CUmodule mgpuModuleLoad(void *data, size_t /*gpuBlobSize*/) {
+  ensureContext();
+  CUmodule module = nullptr;
+  MEMPLAN_CU(cuModuleLoadData(&module, data));
+  return module;
+}
+
+CUmodule mgpuModuleLoadJIT(void *data, int optLevel) {
+  ensureContext();
+  CUmodule module = nullptr;
+  char log[8192] = {0};
+  CUjit_option options[] = {CU_JIT_ERROR_LOG_BUFFER,
+                            CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
+                            CU_JIT_OPTIMIZATION_LEVEL};
+  void *values[] = {log, reinterpret_cast<void *>(sizeof(log)),
+                    reinterpret_cast<void *>(intptr_t(optLevel))};
+  CUresult r = cuModuleLoadDataEx(&module, data, 3, options, values);
+  if (r != CUDA_SUCCESS && log[0])
+    std::fprintf(stderr, "memplan-runtime: PTX JIT log: %s\n", log);
+  MEMPLAN_CU(r);
+  return module;
+}
+
+void mgpuModuleUnload(CUmodule module) {
+  ensureContext();
+  MEMPLAN_CU(cuModuleUnload(module));
+}
+
+CUfunction mgpuModuleGetFunction(CUmodule module, const char *name) {
+  ensureContext();
+  CUfunction function = nullptr;
+  MEMPLAN_CU(cuModuleGetFunction(&function, module, name));
+  return function;
+}
+
+void mgpuLaunchKernel(CUfunction function, intptr_t gridX, intptr_t gridY,
+                      intptr_t gridZ, intptr_t blockX, intptr_t blockY,
+                      intptr_t blockZ, int32_t smem, CUstream stream,
+                      void **params, void **extra, size_t /*paramsCount*/) {
+  ensureContext();
+  MEMPLAN_CU(cuLaunchKernel(function, unsigned(gridX), unsigned(gridY),
+                            unsigned(gridZ), unsigned(blockX), unsigned(blockY),
+                            unsigned(blockZ), unsigned(smem), stream, params,
+                            extra));
+}
+
+CUstream mgpuStreamCreate() {
+  ensureContext();
+  CUstream stream = nullptr;
+  MEMPLAN_CU(cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING));
+  return stream;
+}
+
+void mgpuStreamDestroy(CUstream stream) {
+  ensureContext();
+  MEMPLAN_CU(cuStreamDestroy(stream));
+}
+
+void mgpuStreamSynchronize(CUstream stream) {
+  ensureContext();
+  MEMPLAN_CU(cuStreamSynchronize(stream));
+}
+
+void mgpuStreamWaitEvent(CUstream stream, CUevent event) {
+  ensureContext();
+  MEMPLAN_CU(cuStreamWaitEvent(stream, event, /*flags=*/0));
+}
+
+CUevent mgpuEventCreate() {
+  ensureContext();
+  CUevent event = nullptr;
+  MEMPLAN_CU(cuEventCreate(&event, CU_EVENT_DISABLE_TIMING));
+  return event;
+}
+
+void mgpuEventDestroy(CUevent event) {
+  ensureContext();
+  MEMPLAN_CU(cuEventDestroy(event));
+}
+
+void mgpuEventSynchronize(CUevent event) {
+  ensureContext();
+  MEMPLAN_CU(cuEventSynchronize(event));
+}
+
+void mgpuEventRecord(CUevent event, CUstream stream) {
+  ensureContext();
+  MEMPLAN_CU(cuEventRecord(event, stream));
+}
+
+void *mgpuMemAlloc(uint64_t bytes, CUstream stream, bool isHostShared) {
+  if (isHostShared)
+    fail("gpu.alloc host_shared",
+         "memplan's runtime allocates device memory only (no managed memory)");
+  if (stream)
+    MEMPLAN_CU(cuStreamSynchronize(stream));
+  if (bytes > uint64_t(std::numeric_limits<int64_t>::max()))
+    fail("gpu.alloc", "size does not fit in 63 bits");
+  return reinterpret_cast<void *>(allocate(int64_t(bytes)));
+}
+
+void mgpuMemFree(void *ptr, CUstream stream) {
+  if (stream)
+    MEMPLAN_CU(cuStreamSynchronize(stream));
+  release(reinterpret_cast<CUdeviceptr>(ptr));
+}
+
+void mgpuMemcpy(void *dst, void *src, size_t bytes, CUstream stream) {
+  ensureContext();
+  MEMPLAN_CU(cuMemcpyAsync(reinterpret_cast<CUdeviceptr>(dst),
+                           reinterpret_cast<CUdeviceptr>(src), bytes, stream));
+}
+
+void mgpuMemset32(void *dst, unsigned int value, size_t count,
+                  CUstream stream) {
+  ensureContext();
+  MEMPLAN_CU(cuMemsetD32Async(reinterpret_cast<CUdeviceptr>(dst), value, count,
+                              stream));
+}
+
+void mgpuMemset16(void *dst, unsigned short value, size_t count,
+                  CUstream stream) {
+  ensureContext();
+  MEMPLAN_CU(cuMemsetD16Async(reinterpret_cast<CUdeviceptr>(dst), value, count,
+                              stream));
+}
+
+void mgpuSetDefaultDevice(int32_t device) { defaultDevice = device; }
+
+//===----------------------------------------------------------------------===//
+// memplan's own entry points.
+//===----------------------------------------------------------------------===//
+
+void _mlir_ciface_memplan_arena_acquire(MemplanByteMemRef *result, void **slot,
+                                        int64_t bytes) {
+  if (!result || !slot)
+    fail("memplan_arena_acquire", "null argument");
+  if (!*slot) {
+    CUdeviceptr ptr = allocate(bytes);
+    std::lock_guard<std::mutex> guard(lock());
+    ++counters().arenas;
+    counters().arenaBytes += bytes;
+    *slot = reinterpret_cast<void *>(ptr);
+  }
+  fillByteMemRef(result, reinterpret_cast<CUdeviceptr>(*slot), bytes);
+}
+
+void _mlir_ciface_memplan_constant_acquire(MemplanByteMemRef *result,
+                                           void **slot, int64_t host,
+                                           int64_t bytes) {
+  if (!result || !slot || !host)
+    fail("memplan_constant_acquire", "null argument");
+  if (!*slot) {
+    CUdeviceptr ptr = allocate(bytes);
+    if (bytes > 0)
+      MEMPLAN_CU(cuMemcpyHtoD(ptr, reinterpret_cast<const void *>(host),
+                              size_t(bytes)));
+    std::lock_guard<std::mutex> guard(lock());
+    ++counters().constants;
+    counters().constantBytes += bytes;
+    *slot = reinterpret_cast<void *>(ptr);
+  }
+  fillByteMemRef(result, reinterpret_cast<CUdeviceptr>(*slot), bytes);
+}
+
+void _mlir_ciface_memplan_print_f32(MemplanUnrankedMemRef *memref) {
+  printMemRef<float>(memref, 9, "memplan_print_f32");
+}
+
+void _mlir_ciface_memplan_print_f64(MemplanUnrankedMemRef *memref) {
+  printMemRef<double>(memref, 17, "memplan_print_f64");
+}
+
+void memplan_steps_begin() {
+  std::lock_guard<std::mutex> guard(lock());
+  Counters &c = counters();
+  c.marks.assign(1, c.allocations);
+  c.stepsBegun = true;
+}
+
+void memplan_step_done(int64_t step) {
+  std::lock_guard<std::mutex> guard(lock());
+  Counters &c = counters();
+  if (!c.stepsBegun)
+    fail("memplan_step_done", "memplan_steps_begin was not called");
+  if (step != int64_t(c.marks.size()))
+    fail("memplan_step_done", "steps must be marked in order 1, 2, ...");
+  c.marks.push_back(c.allocations);
+}
+
+int64_t memplan_device_allocations() {
+  std::lock_guard<std::mutex> guard(lock());
+  return counters().allocations;
+}
+
+void memplan_print_counters() {
+  size_t freeBytes = 0, totalBytes = 0;
+  if (contextReady) {
+    ensureContext();
+    MEMPLAN_CU(cuMemGetInfo(&freeBytes, &totalBytes));
+  }
+  std::lock_guard<std::mutex> guard(lock());
+  const Counters &c = counters();
+  std::printf("memplan-runtime: device_allocations=%" PRId64
+              " device_bytes=%" PRId64 " peak_device_bytes=%" PRId64
+              " frees=%" PRId64 "\n",
+              c.allocations, c.bytes, c.peak, c.frees);
+  std::printf("memplan-runtime: arena_allocations=%" PRId64
+              " arena_bytes=%" PRId64 " constant_copies=%" PRId64
+              " constant_bytes=%" PRId64 "\n",
+              c.arenas, c.arenaBytes, c.constants, c.constantBytes);
+  if (c.marks.size() > 1) {
+    int64_t steps = int64_t(c.marks.size()) - 1;
+    int64_t first = c.marks[1] - c.marks[0];
+    int64_t later = c.marks.back() - c.marks[1];
+    std::printf("memplan-runtime: steps=%" PRId64
+                " step1_allocations=%" PRId64
+                " later_step_allocations=%" PRId64 "\n",
+                steps, first, later);
+  }
+  if (contextReady)
+    std::printf("memplan-runtime: device_memory_used=%zu "
+                "device_memory_total=%zu\n",
+                totalBytes - freeBytes, totalBytes);
+  else
+    std::printf("memplan-runtime: no CUDA context was created\n");
+  std::fflush(stdout);
+}
+}
