@@ -150,8 +150,7 @@ void release(CUdeviceptr ptr) {
     }
 }
 
-void fillByteMemRef(MemplanByteMemRef *result, CUdeviceptr ptr,
-                    int64_t bytes) {
+void fillByteMemRef(MemplanByteMemRef *result, CUdeviceptr ptr, int64_t bytes) {
   auto *p = reinterpret_cast<uint8_t *>(ptr);
   result->allocated = p;
   result->aligned = p;
@@ -172,8 +171,7 @@ bool isDevicePointer(const void *ptr) {
 }
 
 template <typename T>
-void printMemRef(MemplanUnrankedMemRef *memref, int digits,
-                 const char *name) {
+void printMemRef(MemplanUnrankedMemRef *memref, int digits, const char *name) {
   if (!memref || !memref->descriptor)
     fail(name, "null memref");
   int64_t rank = memref->rank;
@@ -452,8 +450,7 @@ void memplan_print_counters() {
     int64_t steps = int64_t(c.marks.size()) - 1;
     int64_t first = c.marks[1] - c.marks[0];
     int64_t later = c.marks.back() - c.marks[1];
-    std::printf("memplan-runtime: steps=%" PRId64
-                " step1_allocations=%" PRId64
+    std::printf("memplan-runtime: steps=%" PRId64 " step1_allocations=%" PRId64
                 " later_step_allocations=%" PRId64 "\n",
                 steps, first, later);
   }

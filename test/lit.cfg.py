@@ -24,15 +24,32 @@ llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
 tool_dirs = [config.memplan_tools_dir, config.llvm_tools_dir]
 tools = ["memplan-opt", "memplan-pack", "memplan-remat", "memplan-zoo", "mlir-opt", "mlir-runner"]
-llvm_config.add_tool_substitutions(tools, tool_dirs)
 
 # The `optimal` remat policy exists only when the build found CBC.
 if getattr(config, "memplan_have_cbc", False):
     config.available_features.add("cbc")
 
-# GPU tests run only where a CUDA device answers.
-if shutil.which("nvidia-smi") and os.system("nvidia-smi -L > /dev/null 2>&1") == 0:
-    config.available_features.add("cuda-gpu")
+# The GPU target: `cuda-toolkit` where memplan's CUDA runtime and
+# memplan-compile --target=nvvm were built (programs link; kernels are
+# serialized with ptxas); `cuda-gpu` where memplan-cuda-probe runs a tiny CUDA
+# program (a PTX kernel launched and read back) on device 0.
+import subprocess
+if getattr(config, "memplan_have_cuda", False):
+    config.available_features.add("cuda-toolkit")
+    tools.append("memplan-compile")
+    config.substitutions.append(
+        ("%cuda_toolkit", os.path.dirname(config.cuda_toolkit_bin)))
+    config.substitutions.append(
+        ("%cuda_stub_dir", os.path.join(config.memplan_obj_root, "lib", "cuda-stub")))
+    probe = os.path.join(config.memplan_tools_dir, "memplan-cuda-probe")
+    try:
+        result = subprocess.run([probe], capture_output=True, timeout=120)
+        if result.returncode == 0:
+            config.available_features.add("cuda-gpu")
+    except (OSError, subprocess.TimeoutExpired):
+        pass
+
+llvm_config.add_tool_substitutions(tools, tool_dirs)
 
 # Upstream bufferization and the runner libraries, for the execution tests
 # (lowering to LLVM: memplan-opt --memplan-lower-to-llvm).
@@ -46,5 +63,9 @@ config.substitutions.append(
      % (config.mlir_lib_dir, config.mlir_lib_dir)))
 config.substitutions.append(
     ("%check_budget", sys.executable + " " + os.path.join(config.test_source_root, "Utils", "check-budget.py")))
+config.substitutions.append(
+    ("%device_on_host", "bash " + os.path.join(config.test_source_root, "Utils", "device-on-host.sh")))
+config.substitutions.append(
+    ("%compare_outputs", sys.executable + " " + os.path.join(config.test_source_root, "Utils", "compare-outputs.py")))
 config.substitutions.append(
     ("%expect_exit", "bash " + os.path.join(config.test_source_root, "Utils", "expect-exit.sh")))

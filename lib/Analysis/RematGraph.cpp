@@ -174,12 +174,23 @@ FunctionRematGraph::build(FunctionOpInterface func) {
   std::vector<size_t> work;
   // Without results there is no loss: everything is backward (nothing to
   // recompute).
-  if (ret->getNumOperands() != 0)
-    for (const Root *r : lifetimes->getRootsOf(ret->getOperand(0))) {
+  auto seed = [&](Value v) {
+    for (const Root *r : lifetimes->getRootsOf(v)) {
       auto it = nodeOfRoot.find(r - roots.data());
       if (it != nodeOfRoot.end())
         work.push_back(rank[it->second]);
     }
+  };
+  if (ret->getNumOperands() != 0) {
+    Value loss = ret->getOperand(0);
+    seed(loss);
+    // A loss written into an argument's buffer (a donated result, as device
+    // steps return it) is what that op reads.
+    if (work.empty())
+      if (auto dps = loss.getDefiningOp<DestinationStyleOpInterface>())
+        for (OpOperand *in : dps.getDpsInputOperands())
+          seed(in->get());
+  }
   while (!work.empty()) {
     size_t k = work.back();
     work.pop_back();

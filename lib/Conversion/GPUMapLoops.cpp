@@ -61,8 +61,8 @@ void parallelToFor(scf::ParallelOp loop) {
   OpBuilder b(loop);
   Location loc = loop.getLoc();
   SmallVector<Value> ivs;
-  for (auto [lb, ub, step] : llvm::zip(loop.getLowerBound(),
-                                       loop.getUpperBound(), loop.getStep())) {
+  for (auto [lb, ub, step] :
+       llvm::zip(loop.getLowerBound(), loop.getUpperBound(), loop.getStep())) {
     auto f = b.create<scf::ForOp>(loc, lb, ub, step);
     ivs.push_back(f.getInductionVar());
     b.setInsertionPoint(f.getBody()->getTerminator());
@@ -87,8 +87,8 @@ struct GPUMapLoopsPass
     for (auto func : getOperation().getOps<func::FuncOp>()) {
       if (func.isExternal())
         continue;
-      LogicalResult result = isHostFunction(func) ? lowerHost(func)
-                                                  : lowerDevice(func);
+      LogicalResult result =
+          isHostFunction(func) ? lowerHost(func) : lowerDevice(func);
       if (failed(result))
         return signalPassFailure();
     }
@@ -174,31 +174,32 @@ struct GPUMapLoopsPass
     }
 
     // Memory is touched only by kernels-to-be, gpu ops and calls.
-    WalkResult walk = func.walk<WalkOrder::PreOrder>([&](Operation *op) {
-      if (isa<scf::ParallelOp>(op))
-        return WalkResult::skip();
-      if (isa<gpu::GPUDialect>(op->getDialect()))
-        return WalkResult::skip();
-      auto effects = dyn_cast<MemoryEffectOpInterface>(op);
-      if (!effects)
-        return WalkResult::advance();
-      SmallVector<MemoryEffects::EffectInstance> list;
-      effects.getEffects(list);
-      for (const MemoryEffects::EffectInstance &e : list) {
-        if (!isa<MemoryEffects::Read, MemoryEffects::Write>(e.getEffect()))
-          continue;
-        Value v = e.getValue();
-        if (!v || !isa<BaseMemRefType>(v.getType()))
-          continue;
-        op->emitError("'")
-            << op->getName()
-            << "' reads or writes memory on the host in a device function: "
-               "kernels own the device memory; move this into a linalg op "
-               "or a host function";
-        return WalkResult::interrupt();
-      }
-      return WalkResult::advance();
-    });
+    WalkResult walk =
+        func.walk<WalkOrder::PreOrder>([&](Operation *op) {
+          if (isa<scf::ParallelOp>(op))
+            return WalkResult::skip();
+          if (isa<gpu::GPUDialect>(op->getDialect()))
+            return WalkResult::skip();
+          auto effects = dyn_cast<MemoryEffectOpInterface>(op);
+          if (!effects)
+            return WalkResult::advance();
+          SmallVector<MemoryEffects::EffectInstance> list;
+          effects.getEffects(list);
+          for (const MemoryEffects::EffectInstance &e : list) {
+            if (!isa<MemoryEffects::Read, MemoryEffects::Write>(e.getEffect()))
+              continue;
+            Value v = e.getValue();
+            if (!v || !isa<BaseMemRefType>(v.getType()))
+              continue;
+            op->emitError("'")
+                << op->getName()
+                << "' reads or writes memory on the host in a device function: "
+                   "kernels own the device memory; move this into a linalg op "
+                   "or a host function";
+            return WalkResult::interrupt();
+          }
+          return WalkResult::advance();
+        });
     if (walk.wasInterrupted())
       return failure();
 
@@ -232,8 +233,8 @@ struct GPUMapLoopsPass
 
     SmallVector<int64_t> lbs, steps, trips;
     uint64_t total = 1;
-    for (auto [lb, ub, step] : llvm::zip(loop.getLowerBound(),
-                                         loop.getUpperBound(), loop.getStep())) {
+    for (auto [lb, ub, step] : llvm::zip(
+             loop.getLowerBound(), loop.getUpperBound(), loop.getStep())) {
       std::optional<int64_t> l = getConstantIntValue(lb);
       std::optional<int64_t> u = getConstantIntValue(ub);
       std::optional<int64_t> s = getConstantIntValue(step);
@@ -264,13 +265,11 @@ struct GPUMapLoopsPass
       return b.create<arith::ConstantIndexOp>(loc, v);
     };
     Value zero = idx(0), one = idx(1);
-    auto grid = b.create<scf::ParallelOp>(loc, ValueRange{zero},
-                                          ValueRange{idx(blocks)},
-                                          ValueRange{one});
+    auto grid = b.create<scf::ParallelOp>(
+        loc, ValueRange{zero}, ValueRange{idx(blocks)}, ValueRange{one});
     b.setInsertionPoint(grid.getBody()->getTerminator());
-    auto block = b.create<scf::ParallelOp>(loc, ValueRange{idx(0)},
-                                           ValueRange{idx(threads)},
-                                           ValueRange{idx(1)});
+    auto block = b.create<scf::ParallelOp>(
+        loc, ValueRange{idx(0)}, ValueRange{idx(threads)}, ValueRange{idx(1)});
     b.setInsertionPoint(block.getBody()->getTerminator());
     Value linear = b.create<arith::AddIOp>(
         loc,

@@ -86,7 +86,8 @@ struct ConvertMemplanToGPUPass
     ModuleOp module = getOperation();
     OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
     MLIRContext *ctx = module.getContext();
-    auto result = MemRefType::get({ShapedType::kDynamic}, IntegerType::get(ctx, 8));
+    auto result =
+        MemRefType::get({ShapedType::kDynamic}, IntegerType::get(ctx, 8));
     auto decl = b.create<func::FuncOp>(module.getLoc(), name,
                                        b.getFunctionType(args, {result}));
     decl.setPrivate();
@@ -101,10 +102,9 @@ struct ConvertMemplanToGPUPass
     ModuleOp module = getOperation();
     OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
     auto ptr = LLVM::LLVMPointerType::get(module.getContext());
-    auto global = b.create<LLVM::GlobalOp>(module.getLoc(), ptr,
-                                           /*isConstant=*/false,
-                                           LLVM::Linkage::Internal, name,
-                                           Attribute());
+    auto global = b.create<LLVM::GlobalOp>(
+        module.getLoc(), ptr,
+        /*isConstant=*/false, LLVM::Linkage::Internal, name, Attribute());
     Block *init = b.createBlock(&global.getInitializerRegion());
     b.setInsertionPointToStart(init);
     Value zero = b.create<LLVM::ZeroOp>(module.getLoc(), ptr);
@@ -164,7 +164,8 @@ struct ConvertMemplanToGPUPass
 
     OpBuilder b(ctx);
     for (ArenaOp arena : arenas) {
-      func::FuncOp acquire = runtimeDecl(symbols, kArenaAcquire, {ptrType, i64});
+      func::FuncOp acquire =
+          runtimeDecl(symbols, kArenaAcquire, {ptrType, i64});
       LLVM::GlobalOp slot =
           newSlot(symbols, ("__memplan_arena." + func.getSymName()).str());
       Location loc = arena.getLoc();
@@ -216,8 +217,8 @@ struct ConvertMemplanToGPUPass
       Location loc = get.getLoc();
       b.setInsertionPointAfter(get);
       Value address = b.create<LLVM::AddressOfOp>(loc, slot);
-      Value host =
-          b.create<memref::ExtractAlignedPointerAsIndexOp>(loc, get.getResult());
+      Value host = b.create<memref::ExtractAlignedPointerAsIndexOp>(
+          loc, get.getResult());
       Value host64 = b.create<arith::IndexCastOp>(loc, i64, host);
       Value bytes = b.create<arith::ConstantOp>(
           loc, i64, b.getI64IntegerAttr(int64_t(*staticBytes(get.getType()))));

@@ -5,9 +5,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "memplan/IR/MemplanDialect.h"
-#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "memplan/IR/MemplanAttrs.h"
 #include "memplan/IR/MemplanOps.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"

@@ -50,10 +50,9 @@ void mlir::memplan::buildLowerToNVVMPipeline(
                      "gpu-kernel-outlining,func.func(gpu-async-region)");
   // The rest mirrors upstream's gpu-lower-to-nvvm-pipeline, with the
   // toolkit path and the format passed through.
-  std::string target = llvm::formatv("chip={0} features={1} O={2}",
-                                     options.chip.getValue(),
-                                     options.features.getValue(),
-                                     options.optLevel.getValue());
+  std::string target =
+      llvm::formatv("chip={0} features={1} O={2}", options.chip.getValue(),
+                    options.features.getValue(), options.optLevel.getValue());
   std::string binary = "format=" + options.format.getValue();
   if (!options.toolkit.empty())
     binary += " toolkit=" + options.toolkit.getValue();

@@ -32,10 +32,10 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
-#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
@@ -61,9 +61,9 @@ static cl::opt<std::string>
     targetName("target",
                cl::desc("cpu (default) | nvvm: see the tool's description"),
                cl::init("cpu"), cl::cat(category));
-static cl::opt<int64_t> steps("steps",
-                              cl::desc("--main=run: training steps (default 1)"),
-                              cl::init(1), cl::cat(category));
+static cl::opt<int64_t>
+    steps("steps", cl::desc("--main=run: training steps (default 1)"),
+          cl::init(1), cl::cat(category));
 static cl::opt<std::string> dtype("dtype", cl::desc("f32 (default) | f64"),
                                   cl::init("f32"), cl::cat(category));
 static cl::opt<double> learningRate("lr", cl::desc("SGD learning rate"),
@@ -161,11 +161,10 @@ struct ModuleBuilder {
 
   /// A function taking (batch..., params...) whose body `fill` emits and
   /// returns.
-  func::FuncOp
-  function(StringRef name, TypeRange results,
-           function_ref<SmallVector<Value>(Emitter &, ValueRange, ValueRange)>
-               fill,
-           TypeRange extraArgs = {}) {
+  func::FuncOp function(
+      StringRef name, TypeRange results,
+      function_ref<SmallVector<Value>(Emitter &, ValueRange, ValueRange)> fill,
+      TypeRange extraArgs = {}) {
     SmallVector<Type> args = batchTypes();
     llvm::append_range(args, paramTypes());
     llvm::append_range(args, extraArgs);
@@ -192,11 +191,27 @@ struct ModuleBuilder {
     llvm::append_range(results, paramTypes());
     double lr = learningRate;
     function(
-        "train_step", results, [&](Emitter &e, ValueRange bt, ValueRange ps) {
+        "train_step", results,
+        [&](Emitter &e, ValueRange bt, ValueRange ps) {
           SmallVector<Value> grads;
           Value loss = model.emit(e, bt, ps, &grads);
           SmallVector<Value> ret{loss};
+          Block *entry = e.b.getInsertionBlock();
+          if (device) {
+            // Donation: the loss goes into the last argument as soon as it
+            // exists; each parameter is updated in place (its buffer is the
+            // update's init) after the last op that reads the old value.
+            Operation *copy = e.b.create<linalg::CopyOp>(
+                loc, loss, entry->getArguments().back());
+            if (Operation *def = loss.getDefiningOp())
+              copy->moveAfter(def);
+            ret[0] = copy->getResult(0);
+          }
           for (auto [p, g] : llvm::zip(ps, grads)) {
+            if (device) {
+              ret.push_back(updateInPlace(e, entry, p, g, lr));
+              continue;
+            }
             Value updated = e.map(
                 {p, g}, [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
                   Value s = nb.create<arith::MulFOp>(nl, a[1], e.cst(nb, lr));
@@ -212,18 +227,36 @@ struct ModuleBuilder {
             }
             ret.push_back(updated);
           }
-          if (!device)
-            return ret;
-          // Donation: the loss and the new parameters go into the argument
-          // buffers, after every read of the old parameters.
-          Block *entry = e.b.getInsertionBlock();
-          SmallVector<Value> dest(ps.begin(), ps.end());
-          dest.insert(dest.begin(), entry->getArguments().back());
-          for (auto [value, into] : llvm::zip(ret, dest))
-            value = e.b.create<linalg::CopyOp>(loc, value, into).getResult(0);
           return ret;
         },
         extra);
+  }
+
+  /// p - lr * g written into p's own buffer, placed after the gradient and
+  /// after every op of `entry` that reads p.
+  Value updateInPlace(Emitter &e, Block *entry, Value p, Value g, double lr) {
+    unsigned rank = cast<RankedTensorType>(p.getType()).getRank();
+    AffineMap id = AffineMap::getMultiDimIdentityMap(rank, &ctx);
+    SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
+    auto update = e.b.create<linalg::GenericOp>(
+        loc, TypeRange{p.getType()}, ValueRange{g}, ValueRange{p},
+        SmallVector<AffineMap>{id, id}, iters,
+        [&](OpBuilder &nb, Location nl, ValueRange a) {
+          Value s = nb.create<arith::MulFOp>(nl, a[0], e.cst(nb, lr));
+          nb.create<linalg::YieldOp>(
+              nl, nb.create<arith::SubFOp>(nl, a[1], s).getResult());
+        });
+    Operation *after = g.getDefiningOp();
+    for (Operation *user : p.getUsers()) {
+      Operation *top = entry->findAncestorOpInBlock(*user);
+      if (!top || top == update.getOperation())
+        continue;
+      if (!after || after->isBeforeInBlock(top))
+        after = top;
+    }
+    if (after)
+      update->moveAfter(after);
+    return update.getResult(0);
   }
 
   void lossFunctions() {
@@ -406,16 +439,21 @@ struct ModuleBuilder {
       return;
     }
     SmallVector<Value> carried(args.begin() + nb, args.end());
-    carried.insert(carried.begin(), b.create<tensor::EmptyOp>(
-                                        loc, ArrayRef<int64_t>{}, ft));
+    carried.insert(carried.begin(),
+                   b.create<tensor::EmptyOp>(loc, ArrayRef<int64_t>{}, ft));
     auto loop = b.create<scf::ForOp>(
         loc, index(b, 0), index(b, steps), index(b, 1), carried,
         [&](OpBuilder &lb, Location ll, Value, ValueRange iter) {
           SmallVector<Value> in(args.begin(), args.begin() + nb);
           llvm::append_range(in, iter.drop_front());
-          auto call = lb.create<func::CallOp>(ll, "train_step", stepResults,
-                                              in);
-          lb.create<scf::YieldOp>(ll, call.getResults());
+          auto call =
+              lb.create<func::CallOp>(ll, "train_step", stepResults, in);
+          // The step returns new buffers: copy them into the loop's own, so
+          // the loop carries the same buffers from iteration to iteration.
+          SmallVector<Value> next;
+          for (auto [r, into] : llvm::zip(call.getResults(), iter))
+            next.push_back(lb.create<linalg::CopyOp>(ll, r, into).getResult(0));
+          lb.create<scf::YieldOp>(ll, next);
         });
     for (Value r : loop.getResults())
       print(b, r);
@@ -442,12 +480,13 @@ struct ModuleBuilder {
     for (Value a : args)
       onDevice.push_back(toDevice(a));
     // The loss buffer starts at 0.
-    Value zeroLoss = b.create<linalg::FillOp>(
-                          loc, ValueRange{b.create<arith::ConstantOp>(
-                                   loc, ft, b.getFloatAttr(ft, 0.0))},
-                          ValueRange{b.create<tensor::EmptyOp>(
-                              loc, ArrayRef<int64_t>{}, ft)})
-                         .getResult(0);
+    Value zeroLoss =
+        b.create<linalg::FillOp>(loc,
+                                 ValueRange{b.create<arith::ConstantOp>(
+                                     loc, ft, b.getFloatAttr(ft, 0.0))},
+                                 ValueRange{b.create<tensor::EmptyOp>(
+                                     loc, ArrayRef<int64_t>{}, ft)})
+            .getResult(0);
     SmallVector<Value> carried{toDevice(zeroLoss)};
     llvm::append_range(carried, ArrayRef<Value>(onDevice).drop_front(nb));
     SmallVector<Type> stepResults{lossType()};
@@ -460,12 +499,11 @@ struct ModuleBuilder {
           SmallVector<Value> in(onDevice.begin(), onDevice.begin() + nb);
           llvm::append_range(in, iter.drop_front());
           in.push_back(iter.front());
-          auto call = lb.create<func::CallOp>(ll, "train_step", stepResults,
-                                              in);
+          auto call =
+              lb.create<func::CallOp>(ll, "train_step", stepResults, in);
           Value next = lb.create<arith::AddIOp>(
               ll, iv, lb.create<arith::ConstantIndexOp>(ll, 1));
-          Value step =
-              lb.create<arith::IndexCastOp>(ll, lb.getI64Type(), next);
+          Value step = lb.create<arith::IndexCastOp>(ll, lb.getI64Type(), next);
           lb.create<func::CallOp>(ll, "memplan_step_done", TypeRange{},
                                   ValueRange{step});
           lb.create<scf::YieldOp>(ll, call.getResults());
@@ -476,7 +514,8 @@ struct ModuleBuilder {
       Value d = b.create<bufferization::ToBufferOp>(loc, memType, r);
       Value h = b.create<memref::AllocOp>(loc, memType);
       b.create<gpu::MemcpyOp>(loc, TypeRange(), ValueRange(), h, d);
-      Value u = b.create<memref::CastOp>(loc, UnrankedMemRefType::get(ft, 0), h);
+      Value u =
+          b.create<memref::CastOp>(loc, UnrankedMemRefType::get(ft, 0), h);
       b.create<func::CallOp>(loc, printer(), TypeRange{}, ValueRange{u});
       b.create<memref::DeallocOp>(loc, h);
     }
@@ -640,8 +679,8 @@ int main(int argc, char **argv) {
   MLIRContext ctx;
   ctx.loadDialect<arith::ArithDialect, bufferization::BufferizationDialect,
                   func::FuncDialect, linalg::LinalgDialect, math::MathDialect,
-                  memref::MemRefDialect, tensor::TensorDialect,
-                  gpu::GPUDialect, LLVM::LLVMDialect, scf::SCFDialect>();
+                  memref::MemRefDialect, tensor::TensorDialect, gpu::GPUDialect,
+                  LLVM::LLVMDialect, scf::SCFDialect>();
   Location loc = UnknownLoc::get(&ctx);
   OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
   FloatType ft = dtype == "f64" ? FloatType(Float64Type::get(&ctx))

@@ -111,18 +111,18 @@ struct MemplanPipelineOptions
 /// The device half of the pipeline: a memref-level program, planned or not,
 /// to host code in the LLVM dialect with embedded GPU kernels.
 struct LowerToNVVMOptions : public PassPipelineOptions<LowerToNVVMOptions> {
-  PassOptions::Option<std::string> chip{
-      *this, "chip", llvm::cl::desc("GPU architecture"),
-      llvm::cl::init("sm_90")};
-  PassOptions::Option<std::string> features{
-      *this, "features", llvm::cl::desc("PTX features"),
-      llvm::cl::init("+ptx80")};
-  PassOptions::Option<std::string> format{
-      *this, "format", llvm::cl::desc("fatbin, bin or isa"),
-      llvm::cl::init("fatbin")};
-  PassOptions::Option<std::string> toolkit{
-      *this, "toolkit", llvm::cl::desc("CUDA toolkit path"),
-      llvm::cl::init("")};
+  PassOptions::Option<std::string> chip{*this, "chip",
+                                        llvm::cl::desc("GPU architecture"),
+                                        llvm::cl::init("sm_90")};
+  PassOptions::Option<std::string> features{*this, "features",
+                                            llvm::cl::desc("PTX features"),
+                                            llvm::cl::init("+ptx80")};
+  PassOptions::Option<std::string> format{*this, "format",
+                                          llvm::cl::desc("fatbin, bin or isa"),
+                                          llvm::cl::init("fatbin")};
+  PassOptions::Option<std::string> toolkit{*this, "toolkit",
+                                           llvm::cl::desc("CUDA toolkit path"),
+                                           llvm::cl::init("")};
   PassOptions::Option<int64_t> optLevel{
       *this, "opt-level", llvm::cl::desc("Kernel optimization level"),
       llvm::cl::init(3)};

@@ -1,0 +1,37 @@
+// RUN: memplan-opt %s --split-input-file --convert-memplan-to-gpu --verify-diagnostics
+
+func.func @stack(%f: f32) {
+  // expected-error @+1 {{memref.alloca in a device function: kernels cannot read host stack memory}}
+  %s = memref.alloca() : memref<4xf32>
+  linalg.fill ins(%f : f32) outs(%s : memref<4xf32>)
+  return
+}
+
+// -----
+
+memref.global "private" @state : memref<4xf32> = dense<0.0>
+func.func @mutable_global(%out: memref<4xf32>) {
+  // expected-error @+1 {{memref.get_global of a non-constant global in a device function: its host memory is not visible to kernels}}
+  %g = memref.get_global @state : memref<4xf32>
+  linalg.copy ins(%g : memref<4xf32>) outs(%out : memref<4xf32>)
+  return
+}
+
+// -----
+
+func.func @dynamic(%n: index, %f: f32) {
+  // expected-error @+1 {{dynamic shape 'memref<?xf32>' in a device function: memplan's device lowering supports static shapes only}}
+  %d = memref.alloc(%n) : memref<?xf32>
+  linalg.fill ins(%f : f32) outs(%d : memref<?xf32>)
+  return
+}
+
+// -----
+
+func.func @nested_arena(%c: i1) {
+  scf.if %c {
+    // expected-error @+1 {{memplan.arena must be in a single-block function body}}
+    %arena = memplan.arena alignment(64) : memref<64xi8>
+  }
+  return
+}
