@@ -35,6 +35,19 @@ echo "== memplan-opt --memplan-pipeline on $(rel "$EXAMPLE") =="
 summary "$OUT/$NAME.plan.json"
 echo "  reports: $(rel "$OUT/$NAME.plan.json"), $(rel "$OUT/$NAME.plan.html"); LLVM-dialect program: $(rel "$OUT/$NAME.llvm.mlir")"
 
+if [ -x "$BIN/memplan-compile" ] && "$BIN/memplan-compile" --help >/dev/null 2>&1 \
+   && [ -f "$ROOT/build/lib/libmemplan_cuda_runtime.a" ]; then
+  echo "== memplan-compile --target=nvvm: $(rel "$EXAMPLE") and the zoo MLP with its device driver (docs/GPU.md) =="
+  "$BIN/memplan-compile" "$EXAMPLE" --target=nvvm --emit=mlir -o "$OUT/$NAME.nvvm.mlir"
+  "$BIN/memplan-compile" "$EXAMPLE" --target=nvvm --emit=obj -o "$OUT/$NAME.nvvm.o"
+  echo "  $(grep -c 'gpu.binary @' "$OUT/$NAME.nvvm.mlir") GPU kernels (sm_90 fatbins) + host code: $(rel "$OUT/$NAME.nvvm.o")"
+  "$BIN/memplan-zoo" --model=mlp --main=run --target=nvvm --steps=10 -o "$OUT/mlp-device.mlir"
+  "$BIN/memplan-compile" "$OUT/mlp-device.mlir" -o "$OUT/mlp-device"
+  echo "  program: $(rel "$OUT/mlp-device") (10 steps; run it on a machine with an NVIDIA driver; needs: $(readelf -d "$OUT/mlp-device" | grep -o 'libcuda[^]]*'))"
+else
+  echo "== (no CUDA toolkit found at build time: skipping the target=nvvm demo) =="
+fi
+
 ZOO="--model=transformer --layers=12 --d-model=768 --heads=12 --seq=1024 --batch=8 --vocab=50257"
 echo "== memplan-zoo $ZOO (a GPT-2-small-sized training step) =="
 # shellcheck disable=SC2086
