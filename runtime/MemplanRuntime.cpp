@@ -82,6 +82,12 @@ std::mutex &lock() {
   static std::mutex m;
   return m;
 }
+/// Guards the arena and constant slots (separate from the counters' lock,
+/// which allocation takes).
+std::mutex &slotLock() {
+  static std::mutex m;
+  return m;
+}
 Counters &counters() {
   static Counters c;
   return c;
@@ -259,8 +265,13 @@ CUmodule mgpuModuleLoadJIT(void *data, int optLevel) {
 }
 
 void mgpuModuleUnload(CUmodule module) {
-  ensureContext();
-  MEMPLAN_CU(cuModuleUnload(module));
+  // Called from a global destructor at exit, when the driver may already be
+  // shutting down: nothing to report then (the process is ending).
+  if (!contextReady)
+    return;
+  CUresult r = cuModuleUnload(module);
+  if (r != CUDA_ERROR_DEINITIALIZED && r != CUDA_ERROR_CONTEXT_IS_DESTROYED)
+    check(r, "cuModuleUnload(module)");
 }
 
 CUfunction mgpuModuleGetFunction(CUmodule module, const char *name) {
@@ -275,6 +286,10 @@ void mgpuLaunchKernel(CUfunction function, intptr_t gridX, intptr_t gridY,
                       intptr_t blockZ, int32_t smem, CUstream stream,
                       void **params, void **extra, size_t /*paramsCount*/) {
   ensureContext();
+  const intptr_t dims[] = {gridX, gridY, gridZ, blockX, blockY, blockZ};
+  for (intptr_t d : dims)
+    if (d < 1 || d > intptr_t(UINT32_MAX))
+      fail("mgpuLaunchKernel", "grid or block dimension out of range");
   MEMPLAN_CU(cuLaunchKernel(function, unsigned(gridX), unsigned(gridY),
                             unsigned(gridZ), unsigned(blockX), unsigned(blockY),
                             unsigned(blockZ), unsigned(smem), stream, params,
@@ -372,6 +387,7 @@ void _mlir_ciface_memplan_arena_acquire(MemplanByteMemRef *result, void **slot,
                                         int64_t bytes) {
   if (!result || !slot)
     fail("memplan_arena_acquire", "null argument");
+  std::lock_guard<std::mutex> slotGuard(slotLock());
   if (!*slot) {
     CUdeviceptr ptr = allocate(bytes);
     std::lock_guard<std::mutex> guard(lock());
@@ -387,11 +403,16 @@ void _mlir_ciface_memplan_constant_acquire(MemplanByteMemRef *result,
                                            int64_t bytes) {
   if (!result || !slot || !host)
     fail("memplan_constant_acquire", "null argument");
+  std::lock_guard<std::mutex> slotGuard(slotLock());
   if (!*slot) {
     CUdeviceptr ptr = allocate(bytes);
-    if (bytes > 0)
+    if (bytes > 0) {
       MEMPLAN_CU(cuMemcpyHtoD(ptr, reinterpret_cast<const void *>(host),
                               size_t(bytes)));
+      // Kernels run on non-blocking streams, which do not wait for this
+      // copy: finish it before any of them can read the constant.
+      MEMPLAN_CU(cuCtxSynchronize());
+    }
     std::lock_guard<std::mutex> guard(lock());
     ++counters().constants;
     counters().constantBytes += bytes;

@@ -258,6 +258,10 @@ struct GPUMapLoopsPass
     }
     int64_t threads = std::min<int64_t>(blockSize, int64_t(total));
     int64_t blocks = int64_t(llvm::divideCeil(total, uint64_t(threads)));
+    if (blocks > int64_t(INT32_MAX))
+      return loop.emitError("the iteration space of this loop needs more "
+                            "than 2^31-1 GPU blocks of ")
+             << threads << " threads";
 
     OpBuilder b(loop);
     Location loc = loop.getLoc();

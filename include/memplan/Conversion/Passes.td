@@ -115,6 +115,8 @@ def GPUMapLoopsPass : Pass<"memplan-gpu-map-loops", "::mlir::ModuleOp"> {
     - `scf.parallel with non-constant bounds in a device function: memplan's
       device lowering supports static shapes only`
     - `the iteration space of this loop has more than 2^63 points`
+    - `the iteration space of this loop needs more than 2^31-1 GPU blocks of
+      N threads`
     - `'...' reads or writes memory on the host in a device function: kernels
       own the device memory; move this into a linalg op or a host function`
     - `block-size must be between 1 and 1024, got N`
