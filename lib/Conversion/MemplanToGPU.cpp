@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ArenaLowering.h"
 #include "memplan/Conversion/Passes.h"
 #include "memplan/IR/MemplanDialect.h"
 #include "memplan/IR/MemplanOps.h"
@@ -176,19 +177,8 @@ struct ConvertMemplanToGPUPass
       Value device =
           b.create<func::CallOp>(loc, acquire, ValueRange{address, bytes})
               .getResult(0);
-      Value typed = b.create<memref::CastOp>(loc, arena.getType(), device);
-      for (Operation *user : llvm::make_early_inc_range(arena->getUsers())) {
-        auto view = cast<ViewOp>(user);
-        b.setInsertionPoint(view);
-        Value offset = b.create<arith::ConstantIndexOp>(
-            view.getLoc(), view.getPlacement().getOffset());
-        auto replacement = b.create<memref::ViewOp>(
-            view.getLoc(), view.getType(), typed, offset, ValueRange());
-        view.getResult().replaceAllUsesWith(replacement.getResult());
-        view.erase();
-      }
-      arena.getResult().replaceAllUsesWith(typed);
-      arena.erase();
+      replaceArena(arena,
+                   b.create<memref::CastOp>(loc, arena.getType(), device));
     }
 
     for (memref::AllocOp alloc : allocs) {

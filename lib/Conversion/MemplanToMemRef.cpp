@@ -4,6 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ArenaLowering.h"
 #include "memplan/Conversion/Passes.h"
 #include "memplan/IR/MemplanOps.h"
 
@@ -49,18 +50,7 @@ struct ConvertMemplanToMemRefPass
     Operation *terminator = func.getFunctionBody().front().getTerminator();
     builder.setInsertionPoint(terminator);
     builder.create<memref::DeallocOp>(arena.getLoc(), alloc);
-    for (Operation *user : llvm::make_early_inc_range(arena->getUsers())) {
-      auto view = cast<ViewOp>(user);
-      builder.setInsertionPoint(view);
-      Value offset = builder.create<arith::ConstantIndexOp>(
-          view.getLoc(), view.getPlacement().getOffset());
-      auto replacement = builder.create<memref::ViewOp>(
-          view.getLoc(), view.getType(), alloc, offset, ValueRange());
-      view.getResult().replaceAllUsesWith(replacement.getResult());
-      view.erase();
-    }
-    arena.getResult().replaceAllUsesWith(alloc.getResult());
-    arena.erase();
+    replaceArena(arena, alloc.getResult());
     return success();
   }
 };

@@ -1,0 +1,38 @@
+//===- ArenaLowering.h - Shared by the arena conversions --------*- C++ -*-===//
+//
+// Part of memplan. Internal to lib/Conversion.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MEMPLAN_LIB_CONVERSION_ARENALOWERING_H
+#define MEMPLAN_LIB_CONVERSION_ARENALOWERING_H
+
+#include "memplan/IR/MemplanOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+
+namespace mlir {
+namespace memplan {
+/// Replaces `arena` by `buffer` (a memref of the arena's type): each
+/// memplan.view becomes a memref.view of `buffer` at its byte offset; the
+/// arena op is erased.
+inline void replaceArena(ArenaOp arena, Value buffer) {
+  OpBuilder b(arena);
+  for (Operation *user : llvm::make_early_inc_range(arena->getUsers())) {
+    auto view = cast<ViewOp>(user);
+    b.setInsertionPoint(view);
+    Value offset = b.create<arith::ConstantIndexOp>(
+        view.getLoc(), view.getPlacement().getOffset());
+    auto replacement = b.create<memref::ViewOp>(view.getLoc(), view.getType(),
+                                                buffer, offset, ValueRange());
+    view.getResult().replaceAllUsesWith(replacement.getResult());
+    view.erase();
+  }
+  arena.getResult().replaceAllUsesWith(buffer);
+  arena.erase();
+}
+} // namespace memplan
+} // namespace mlir
+
+#endif // MEMPLAN_LIB_CONVERSION_ARENALOWERING_H
