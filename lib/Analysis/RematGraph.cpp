@@ -202,5 +202,8 @@ FunctionRematGraph::build(FunctionOpInterface func) {
   }
   for (size_t k = 0; k < n; ++k)
     out.graph.nodes[k].backward = !forward[k];
+  if (std::optional<std::string> error = out.graph.validate())
+    return func.emitError("memplan-insert-remat cannot plan this function: ")
+           << *error;
   return out;
 }

@@ -6,11 +6,11 @@
 
 #include "memplan/Planning/Chain.h"
 
+#include "llvm/Support/CheckedArithmetic.h"
 #include "llvm/Support/MathExtras.h"
 
 #include <algorithm>
 #include <cassert>
-#include <functional>
 #include <limits>
 #include <numeric>
 
@@ -66,6 +66,10 @@ mlir::memplan::planWeightedChain(const WeightedChain &chain,
   ChainPlan plan;
   if (n == 0)
     return plan;
+  // Even one memory level needs (n + 1)^2 cells: longer chains are refused
+  // (callers check weightedChainFits first to tell why).
+  if (!weightedChainFits(n, maxCells))
+    return std::nullopt;
   // Discretize memory: the gcd of the sizes, coarsened to fit the table.
   uint64_t unit = 0;
   for (uint64_t s : chain.size)
@@ -74,8 +78,15 @@ mlir::memplan::planWeightedChain(const WeightedChain &chain,
   auto units = [&](uint64_t bytes) { return (bytes + unit - 1) / unit; };
   // Sizes round up to the unit and the budget down: the plan never needs
   // more bytes than the budget.
-  while (uint64_t(n) * n * (budgetBytes / unit + 1) > maxCells)
-    unit *= 2;
+  // Coarsen until (n + 1)^2 (budget / unit + 1) cells fit; at worst the
+  // unit exceeds the budget (one memory level), which fits.
+  auto cells = [&](uint64_t u) {
+    std::optional<uint64_t> c = llvm::checkedMulUnsigned<uint64_t>(
+        uint64_t(n + 1) * (n + 1), budgetBytes / u + 1);
+    return c ? *c : UINT64_MAX;
+  };
+  while (budgetBytes / unit > 0 && cells(unit) > maxCells)
+    unit = unit > UINT64_MAX / 2 ? UINT64_MAX : unit * 2;
   plan.unit = unit;
   size_t m = budgetBytes / unit;
   std::vector<size_t> w(n);
@@ -122,12 +133,18 @@ mlir::memplan::planWeightedChain(const WeightedChain &chain,
     }
   }
   plan.forwardCost = opt[at(0, n, m)];
-  // The reversal, by the same recursion the table was built with.
-  std::function<void(size_t, size_t, size_t)> reverse = [&](size_t i, size_t j,
-                                                            size_t mem) {
+  // The reversal, by the same recursion the table was built with, on an
+  // explicit stack of (i, j, mem) tasks (the last pushed runs first).
+  struct Task {
+    size_t i, j, mem;
+  };
+  std::vector<Task> tasks{{0, n, m}};
+  while (!tasks.empty()) {
+    auto [i, j, mem] = tasks.back();
+    tasks.pop_back();
     if (j - i == 1) {
       plan.actions.push_back({ChainAction::Reverse, i});
-      return;
+      continue;
     }
     uint32_t mid = split[at(i, j, mem)];
     if (mid == 0) {
@@ -137,14 +154,14 @@ mlir::memplan::planWeightedChain(const WeightedChain &chain,
           plan.actions.push_back({ChainAction::Advance, k});
         plan.actions.push_back({ChainAction::Reverse, t});
       }
-      return;
+      continue;
     }
     for (size_t k = i; k < mid; ++k)
       plan.actions.push_back({ChainAction::Advance, k});
-    reverse(mid, j, mem - w[i]);
-    reverse(i, mid, mem);
-  };
-  reverse(0, n, m);
+    // Reverse (mid, j) first, then (i, mid).
+    tasks.push_back({i, mid, mem});
+    tasks.push_back({mid, j, mem - w[i]});
+  }
   // The first forward sweep stores the splits along the right spine.
   size_t i = 0, mem = m;
   plan.stored.push_back(0);

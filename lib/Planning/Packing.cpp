@@ -5,14 +5,18 @@
 //===----------------------------------------------------------------------===//
 
 #include "memplan/Planning/Packing.h"
+#include "memplan/Planning/Limits.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/CheckedArithmetic.h"
 #include "llvm/Support/MathExtras.h"
+#include "llvm/Support/thread.h"
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <map>
 #include <memory>
 #include <numeric>
@@ -63,8 +67,21 @@ mlir::memplan::validatePackItems(ArrayRef<PackItem> items) {
     if (item.alignment == 0 || !llvm::isPowerOf2_64(item.alignment))
       return "item " + std::to_string(i) + ": alignment " +
              std::to_string(item.alignment) + " is not a power of two";
-    if (item.size > (UINT64_MAX >> 2) || item.alignment > (UINT64_MAX >> 2))
-      return "item " + std::to_string(i) + ": size or alignment too large";
+  }
+  // No placement rises above the sum of every item's size plus its
+  // alignment padding: bounding the sum bounds every offset, arena and peak
+  // computed on these items.
+  uint64_t total = 0;
+  for (auto [i, item] : llvm::enumerate(items)) {
+    std::optional<uint64_t> padded =
+        llvm::checkedAddUnsigned(item.size, item.alignment - 1);
+    std::optional<uint64_t> next =
+        padded ? llvm::checkedAddUnsigned(total, *padded) : std::nullopt;
+    if (!next || *next > kMaxTotalBytes)
+      return "item " + std::to_string(i) + ": the items' sizes (with their " +
+             "alignment padding) total more than 2^63-1 bytes from here on; " +
+             "offsets would not fit 64-bit signed arithmetic";
+    total = *next;
   }
   return std::nullopt;
 }
@@ -143,9 +160,13 @@ using Clock = std::chrono::steady_clock;
 
 struct Deadline {
   Clock::time_point end;
+  /// `seconds` is clamped to [0, kMaxTimeLimitSeconds] (NaN counts as 0):
+  /// the end can never overflow the clock into the past.
   explicit Deadline(double seconds)
-      : end(Clock::now() +
-            std::chrono::microseconds(static_cast<int64_t>(seconds * 1e6))) {}
+      : end(Clock::now() + std::chrono::microseconds(static_cast<int64_t>(
+                               std::clamp(std::isnan(seconds) ? 0.0 : seconds,
+                                          0.0, kMaxTimeLimitSeconds) *
+                               1e6))) {}
   bool expired() const { return Clock::now() >= end; }
 };
 
@@ -644,6 +665,16 @@ std::vector<uint32_t> makePreorder(const SearchProblem &p, const char *keys,
   return order;
 }
 
+/// The deepest nesting of the canonical search (one level per placement on
+/// the current path): past it the search stops without a proof. Segments
+/// with more items than this cannot be searched to the end.
+constexpr uint32_t kMaxSearchDepth = 1 << 15;
+
+/// The stack Best and Exact run on (a thread of their own): enough for
+/// kMaxSearchDepth levels (about 1 KB each; 4 KB under ASan) whatever the
+/// caller's stack.
+constexpr unsigned kSearchStackBytes = 256u << 20;
+
 /// Depth-first search over canonical packings, deciding whether everything
 /// fits under a capacity (the published design of MiniMalloc — Moffitt,
 /// ASPLOS'23 — implemented here from its description, with two additions:
@@ -673,7 +704,8 @@ std::vector<uint32_t> makePreorder(const SearchProblem &p, const char *keys,
 ///   instead of retrying one side's choices for the other's failure.
 class CanonicalSearch {
 public:
-  enum class Status { Found, Exhausted, Stopped };
+  /// TooDeep: stopped at kMaxSearchDepth (more nodes would not help).
+  enum class Status { Found, Exhausted, Stopped, TooDeep };
 
   CanonicalSearch(const SearchProblem &problem, const char *keys,
                   uint64_t capacity, const Deadline &deadline,
@@ -747,6 +779,15 @@ private:
   std::vector<uint8_t> stale; // sections whose `low` needs a rescan
   uint64_t nodes = 0, arena = UINT64_MAX;
   bool stopped = false;
+  /// Nesting of dfs/solve: bounded by kMaxSearchDepth (the search stops,
+  /// unproven, past it) so the stack it needs is bounded.
+  uint32_t depth = 0;
+  bool tooDeep = false;
+  /// The candidates of every open dfs frame, innermost last (a frame keeps
+  /// only its base index: its own stack frame stays small).
+  std::vector<Candidate> candidateStack;
+  /// Scratch of one placement, consumed before the next level starts.
+  std::vector<uint32_t> staleSections;
 };
 
 CanonicalSearch::CanonicalSearch(const SearchProblem &problem, const char *keys,
@@ -790,6 +831,8 @@ CanonicalSearch::Status CanonicalSearch::run() {
       arena = std::max(arena, offsetsOut[id] + p.items[id].size);
     return Status::Found;
   }
+  if (tooDeep)
+    return Status::TooDeep;
   return stopped ? Status::Stopped : Status::Exhausted;
 }
 
@@ -822,10 +865,17 @@ bool CanonicalSearch::dfs(const Part &part, uint64_t lastOffset,
   // The clock every 16 nodes: a node whose candidates mostly fail the
   // section pre-check costs up to ~0.3 ms on 400 items (every 256 nodes let
   // J of MiniMalloc's suite overrun a 1 s limit by up to 110 ms).
-  if (++nodes > nodeLimit || ((nodes & 15) == 0 && deadline.expired()))
+  tooDeep |= depth >= kMaxSearchDepth;
+  if (++nodes > nodeLimit || ((nodes & 15) == 0 && deadline.expired()) ||
+      tooDeep)
     stopped = true;
   if (stopped)
     return false;
+  struct Nest {
+    uint32_t &depth;
+    explicit Nest(uint32_t &depth) : depth(depth) { ++depth; }
+    ~Nest() { --depth; }
+  } nest(depth);
   uint64_t minTop = UINT64_MAX;
   bool any = false;
   for (uint32_t i : part.items) {
@@ -845,24 +895,32 @@ bool CanonicalSearch::dfs(const Part &part, uint64_t lastOffset,
     return true;
   }
   // Only canonical items below minTop are tried (dominance).
-  llvm::SmallVector<Candidate, 64> candidates;
+  const size_t base = candidateStack.size();
+  struct Truncate {
+    std::vector<Candidate> &stack;
+    size_t base;
+    ~Truncate() { stack.resize(base); }
+  } truncate{candidateStack, base};
   for (uint32_t i : part.items)
     if (placedAt[i] == kUnplaced && minOffset[i] < minTop &&
         (minOffset[i] > lastOffset ||
          (minOffset[i] == lastOffset && rank[i] >= lastRank)))
-      candidates.push_back({minOffset[i], rank[i], i});
+      candidateStack.push_back({minOffset[i], rank[i], i});
   // The section bound at the parent holds for every section; a child only
   // changes the sections it touches, and the monotone floor, checked once
   // here against the largest unplaced bytes of the part.
   uint64_t maxUnplaced = 0;
   for (uint32_t s = part.begin; s < part.end; ++s)
     maxUnplaced = std::max(maxUnplaced, unplacedBytes[s]);
-  llvm::sort(candidates, [](const Candidate &a, const Candidate &b) {
-    return std::tie(a.offset, a.rank) < std::tie(b.offset, b.rank);
-  });
-  llvm::SmallVector<uint32_t, 8> cuts;
-  llvm::SmallVector<uint32_t, 32> staleSections;
-  for (const Candidate &c : candidates) {
+  std::sort(candidateStack.begin() + base, candidateStack.end(),
+            [](const Candidate &a, const Candidate &b) {
+              return std::tie(a.offset, a.rank) < std::tie(b.offset, b.rank);
+            });
+  const size_t end = candidateStack.size();
+  llvm::SmallVector<uint32_t, 4> cuts;
+  for (size_t k = base; k < end; ++k) {
+    // A copy: deeper levels grow the stack (and may move it).
+    const Candidate c = candidateStack[k];
     const uint32_t i = c.id;
     const uint64_t top = c.offset + p.item(i).size;
     if (top > cap)
@@ -1092,7 +1150,10 @@ SearchOutcome searchPortfolio(const SearchProblem &problem,
                               const Deadline &deadline, uint64_t cap) {
   SearchOutcome out;
   std::vector<uint64_t> trial(offsets);
-  for (uint64_t limit = 2 * problem.global.size();; limit *= kNodeLimitGrowth) {
+  for (uint64_t limit = 2 * problem.global.size();;
+       limit = limit > UINT64_MAX / kNodeLimitGrowth
+                   ? UINT64_MAX
+                   : limit * kNodeLimitGrowth) {
     for (const char *keys : kPreorders) {
       if (deadline.expired())
         return out;
@@ -1108,6 +1169,8 @@ SearchOutcome searchPortfolio(const SearchProblem &problem,
         out.exhausted = true;
         return out;
       }
+      if (status == CanonicalSearch::Status::TooDeep)
+        return out; // every order and limit would stop there too
     }
   }
 }
@@ -1145,7 +1208,8 @@ SegmentSearch decideSegment(const Segment &seg, std::vector<uint64_t> &offsets,
       packGreedy(seg, offsets, deadline, target, options.seed, !search);
   uint64_t goal =
       options.capacity ? std::max(target, *options.capacity) : target;
-  state.provenLow = goal;
+  // Only the lower bound is a proof: a capacity is a goal, not a bound.
+  state.provenLow = target;
   if (!search || state.arena <= goal)
     return state;
   auto problem = std::make_unique<SearchProblem>(seg);
@@ -1205,8 +1269,9 @@ void probeSegment(const Segment &seg, SegmentSearch &state,
 
 } // namespace
 
-PackResult mlir::memplan::pack(ArrayRef<PackItem> items,
-                               const PackOptions &options) {
+/// pack() itself, on a stack large enough for the canonical search.
+static PackResult packOnThisStack(ArrayRef<PackItem> items,
+                                  const PackOptions &options) {
   PackResult result;
   result.offsets.assign(items.size(), 0);
   if (items.empty()) {
@@ -1267,5 +1332,20 @@ PackResult mlir::memplan::pack(ArrayRef<PackItem> items,
     result.arena = std::max(result.arena, state.arena);
   }
   result.optimal = provenOptimal;
+  return result;
+}
+
+PackResult mlir::memplan::pack(ArrayRef<PackItem> items,
+                               const PackOptions &options) {
+  if (options.algorithm != PackAlgorithm::Best &&
+      options.algorithm != PackAlgorithm::Exact)
+    return packOnThisStack(items, options);
+  // The canonical search nests up to kMaxSearchDepth levels: it runs on a
+  // thread whose stack holds them, whatever the caller's (an MLIR pass may
+  // run on a pool thread).
+  PackResult result;
+  llvm::thread worker(std::optional<unsigned>(kSearchStackBytes),
+                      [&] { result = packOnThisStack(items, options); });
+  worker.join();
   return result;
 }

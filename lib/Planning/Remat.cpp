@@ -5,10 +5,12 @@
 //===----------------------------------------------------------------------===//
 
 #include "memplan/Planning/Remat.h"
+#include "memplan/Planning/Limits.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/CheckedArithmetic.h"
 
 #include <algorithm>
 #include <cmath>
@@ -20,10 +22,23 @@
 using namespace mlir::memplan;
 
 std::optional<std::string> RematGraph::validate() const {
+  uint64_t bytes = 0;
+  double cost = 0;
   for (auto [i, node] : llvm::enumerate(nodes)) {
     if (!std::isfinite(node.cost) || node.cost < 0)
       return "node " + std::to_string(node.id) +
              ": cost must be finite and non-negative";
+    // Every peak and schedule cost stays far from overflow: a node has one
+    // live instance at a time, and runs at most once per node after it.
+    cost += node.cost;
+    if (!(cost <= kMaxTotalCost))
+      return "node " + std::to_string(node.id) +
+             ": the costs up to here total more than 1e30";
+    std::optional<uint64_t> sum = llvm::checkedAddUnsigned(bytes, node.bytes);
+    if (!sum || *sum > kMaxTotalBytes)
+      return "node " + std::to_string(node.id) +
+             ": the output sizes up to here total more than 2^63-1 bytes";
+    bytes = *sum;
     for (size_t in : node.inputs)
       if (in >= i)
         return "node " + std::to_string(node.id) +

@@ -13,9 +13,18 @@
 
 using namespace mlir::memplan;
 
-std::optional<std::string>
-mlir::memplan::planChainSchedule(const RematGraph &graph, uint64_t budget,
-                                 ChainSchedule &best) {
+/// The chain DP's table: at most this many cells (12 bytes each).
+static constexpr uint64_t kChainMaxCells = 4'000'000;
+/// The longest chain such a table holds: (n + 1)^2 <= kChainMaxCells.
+static constexpr uint64_t kChainMaxLength = 1999;
+static_assert(weightedChainFits(kChainMaxLength, kChainMaxCells) &&
+              !weightedChainFits(kChainMaxLength + 1, kChainMaxCells));
+
+/// planChainSchedule; with `leanestOnly`, only the probe at memory 0.
+static std::optional<std::string> planChain(const RematGraph &graph,
+                                            uint64_t budget,
+                                            ChainSchedule &best,
+                                            bool leanestOnly) {
   std::vector<size_t> forward, position(graph.nodes.size(), SIZE_MAX);
   for (auto [i, node] : llvm::enumerate(graph.nodes))
     if (!node.backward) {
@@ -38,6 +47,12 @@ mlir::memplan::planChainSchedule(const RematGraph &graph, uint64_t budget,
   size_t n = forward.size();
   if (n == 0)
     return std::string("policy 'chain' needs forward nodes");
+  if (!weightedChainFits(n, kChainMaxCells))
+    return "policy 'chain' plans chains of at most " +
+           std::to_string(kChainMaxLength) +
+           " forward nodes (its table grows " +
+           "with the square of the length); this graph has " +
+           std::to_string(n) + " (policy 'budget' has no such limit)";
   // Reverse step of each backward node.
   std::vector<std::vector<size_t>> steps(n);
   size_t step = n - 1;
@@ -97,7 +112,7 @@ mlir::memplan::planChainSchedule(const RematGraph &graph, uint64_t budget,
   best.result.cost = std::numeric_limits<double>::infinity();
   auto probe = [&](uint64_t memory) {
     std::optional<ChainPlan> plan =
-        planWeightedChain(chain, memory, /*maxCells=*/4'000'000);
+        planWeightedChain(chain, memory, kChainMaxCells);
     if (!plan)
       return false;
     // Steps without backward nodes leave advances nobody reads.
@@ -120,7 +135,11 @@ mlir::memplan::planChainSchedule(const RematGraph &graph, uint64_t budget,
   // the largest memory that fits, keeping the cheapest fitting probe.
   uint64_t lo = 0, hi = 0;
   for (uint64_t s : chain.size)
-    hi += s;
+    hi += s; // validate() bounds the sum of all sizes
+  if (leanestOnly) {
+    probe(lo);
+    return internal.empty() ? std::nullopt : std::optional(internal);
+  }
   if (!probe(hi)) {
     probe(lo);
     while (hi - lo > 1 && internal.empty()) {
@@ -131,4 +150,19 @@ mlir::memplan::planChainSchedule(const RematGraph &graph, uint64_t budget,
   if (!internal.empty())
     return internal;
   return std::nullopt;
+}
+
+std::optional<std::string>
+mlir::memplan::planChainSchedule(const RematGraph &graph, uint64_t budget,
+                                 ChainSchedule &out) {
+  return planChain(graph, budget, out, /*leanestOnly=*/false);
+}
+
+std::optional<uint64_t>
+mlir::memplan::chainSmallestPeak(const RematGraph &graph) {
+  ChainSchedule leanest;
+  if (planChain(graph, 0, leanest, /*leanestOnly=*/true) ||
+      leanest.smallestPeak == UINT64_MAX)
+    return std::nullopt;
+  return leanest.smallestPeak;
 }

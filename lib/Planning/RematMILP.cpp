@@ -14,8 +14,20 @@
 #include "llvm/ADT/STLExtras.h"
 
 #include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
 #include <limits>
+#include <optional>
 #include <string>
+
+#ifdef __unix__
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#endif
 
 using namespace mlir::memplan;
 
@@ -52,14 +64,30 @@ public:
       for (size_t u : in)
         readers[u].push_back(v);
     }
-    // Bytes in units of the budget keep the coefficients near 1.
-    scale = budget ? 1.0 / double(budget) : 1.0;
-    capacity = budget ? 1.0 : 0.0;
+    // Bytes in units of the budget keep the coefficients near 1; a budget
+    // above every byte there is constrains nothing more than the total does
+    // (tiny coefficients would fall below CBC's tolerances).
+    uint64_t total = 0;
+    for (const RematNode &node : g.nodes)
+      total += node.bytes; // at most kMaxTotalBytes (validate())
+    uint64_t unit = std::min(budget, std::max<uint64_t>(total, 1));
+    scale = unit ? 1.0 / double(unit) : 1.0;
+    capacity = unit ? 1.0 : 0.0;
+    // Costs in units of the largest: CBC's objective stays near 1 too.
+    for (const RematNode &node : g.nodes)
+      costUnit = std::max(costUnit, node.cost);
+    if (!(costUnit > 0))
+      costUnit = 1;
     build();
     load();
   }
   ~Formulation() { Cbc_deleteModel(model); }
 
+  size_t getColumns() const { return columns; }
+  size_t getRows() const { return rows; }
+
+  /// Solves in this process. The schedule is left for the caller to
+  /// simulate.
   RematMILPResult solve(double seconds, llvm::ArrayRef<size_t> start) {
     RematMILPResult out;
     out.variables = columns;
@@ -72,7 +100,7 @@ public:
     double constant = 0;
     for (const RematNode &node : g.nodes)
       constant += node.cost;
-    out.lowerBound = Cbc_getBestPossibleObjValue(model) + constant;
+    out.lowerBound = Cbc_getBestPossibleObjValue(model) * costUnit + constant;
     bool proven = Cbc_isProvenOptimal(model);
     const double *x = Cbc_numberSavedSolutions(model) > 0 || proven
                           ? Cbc_getColSolution(model)
@@ -91,11 +119,8 @@ public:
           out.schedule.push_back(i);
       out.schedule.push_back(t);
     }
-    out.result = simulateSchedule(g, out.schedule);
     out.status = proven ? RematMILPResult::Status::Optimal
                         : RematMILPResult::Status::Feasible;
-    if (proven)
-      out.lowerBound = out.result.cost;
     return out;
   }
 
@@ -168,7 +193,7 @@ private:
         if (!g.nodes[i].backward)
           R[t].push_back(
               {i, addColumn("R_" + std::to_string(t) + "_" + std::to_string(i),
-                            1, g.nodes[i].cost, true)});
+                            1, g.nodes[i].cost / costUnit, true)});
         if (!readers[i].empty() && readers[i].back() >= t)
           S[t][i] = addColumn(
               "S_" + std::to_string(t) + "_" + std::to_string(i), 1, 0, true);
@@ -363,7 +388,7 @@ private:
   std::vector<std::vector<size_t>> readers, inputs;
   std::vector<std::vector<std::pair<size_t, int>>> R;
   std::vector<llvm::DenseMap<size_t, int>> S;
-  double scale = 1, capacity = 0;
+  double scale = 1, capacity = 0, costUnit = 0;
   size_t columns = 0, rows = 0;
   // The model until load(): per column its name, bounds, cost and (row,
   // coefficient) entries; per row its bounds.
@@ -374,11 +399,204 @@ private:
 };
 } // namespace
 
+#ifdef __unix__
+/// The result crosses the pipe as: status, lower bound, schedule length,
+/// schedule (host byte order: the same binary on both ends).
+static void writeAll(int fd, const void *data, size_t size) {
+  const char *p = static_cast<const char *>(data);
+  while (size > 0) {
+    ssize_t n = ::write(fd, p, size);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      ::_exit(3);
+    p += n;
+    size -= size_t(n);
+  }
+}
+
+/// Runs `formulation.solve` in a child process; the child is killed when it
+/// outlives `hardSeconds`. Sets `note` and returns std::nullopt when the
+/// solve did not come back.
+static std::optional<RematMILPResult>
+solveInChild(Formulation &formulation, double seconds, double hardSeconds,
+             llvm::ArrayRef<size_t> start, std::string &note) {
+  int fds[2];
+  if (::pipe(fds) != 0)
+    return formulation.solve(seconds, start); // no isolation possible
+  pid_t pid = ::fork();
+  if (pid < 0) {
+    ::close(fds[0]);
+    ::close(fds[1]);
+    return formulation.solve(seconds, start);
+  }
+  if (pid == 0) {
+    // The child: quiet (CBC's messages and abort texts go nowhere), default
+    // signal dispositions (no crash reporter of the parent's).
+    ::close(fds[0]);
+    int null = ::open("/dev/null", O_WRONLY);
+    if (null >= 0) {
+      ::dup2(null, 1);
+      ::dup2(null, 2);
+    }
+    for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT})
+      ::signal(sig, SIG_DFL);
+    RematMILPResult r = formulation.solve(seconds, start);
+    int32_t status = int32_t(r.status);
+    uint64_t length = r.schedule.size();
+    writeAll(fds[1], &status, sizeof(status));
+    writeAll(fds[1], &r.lowerBound, sizeof(r.lowerBound));
+    writeAll(fds[1], &length, sizeof(length));
+    std::vector<uint64_t> schedule(r.schedule.begin(), r.schedule.end());
+    writeAll(fds[1], schedule.data(), schedule.size() * sizeof(uint64_t));
+    ::close(fds[1]);
+    ::_exit(0);
+  }
+  ::close(fds[1]);
+  std::string bytes;
+  auto deadline = std::chrono::steady_clock::now() +
+                  std::chrono::microseconds(int64_t(hardSeconds * 1e6));
+  bool timedOut = false;
+  for (;;) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+                    deadline - std::chrono::steady_clock::now())
+                    .count();
+    if (left <= 0) {
+      timedOut = true;
+      break;
+    }
+    struct pollfd pfd = {fds[0], POLLIN, 0};
+    int ready = ::poll(&pfd, 1, int(std::min<int64_t>(left, 1000)));
+    if (ready < 0 && errno == EINTR)
+      continue;
+    if (ready < 0)
+      break;
+    if (ready == 0)
+      continue;
+    char buffer[65536];
+    ssize_t n = ::read(fds[0], buffer, sizeof(buffer));
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      break; // EOF: the child is done (or died)
+    bytes.append(buffer, size_t(n));
+  }
+  ::close(fds[0]);
+  if (timedOut)
+    ::kill(pid, SIGKILL);
+  int wstatus = 0;
+  while (::waitpid(pid, &wstatus, 0) < 0 && errno == EINTR) {
+  }
+  if (timedOut) {
+    note = "CBC overran the time limit and was stopped";
+    return std::nullopt;
+  }
+  if (WIFSIGNALED(wstatus)) {
+    note = "CBC crashed (signal " + std::to_string(WTERMSIG(wstatus)) + ")";
+    return std::nullopt;
+  }
+  const size_t header = sizeof(int32_t) + sizeof(double) + sizeof(uint64_t);
+  if (!WIFEXITED(wstatus) || WEXITSTATUS(wstatus) != 0 ||
+      bytes.size() < header) {
+    note = "CBC's process ended without an answer";
+    return std::nullopt;
+  }
+  RematMILPResult r;
+  int32_t status;
+  uint64_t length;
+  std::memcpy(&status, bytes.data(), sizeof(status));
+  std::memcpy(&r.lowerBound, bytes.data() + sizeof(status),
+              sizeof(r.lowerBound));
+  std::memcpy(&length, bytes.data() + sizeof(status) + sizeof(double),
+              sizeof(length));
+  if (status < 0 || status > int32_t(RematMILPResult::Status::Unavailable) ||
+      length > (bytes.size() - header) / sizeof(uint64_t) ||
+      bytes.size() != header + length * sizeof(uint64_t)) {
+    note = "CBC's process sent a malformed answer";
+    return std::nullopt;
+  }
+  r.status = RematMILPResult::Status(status);
+  r.schedule.resize(length);
+  for (uint64_t k = 0; k < length; ++k) {
+    uint64_t v;
+    std::memcpy(&v, bytes.data() + header + k * sizeof(uint64_t), sizeof(v));
+    r.schedule[k] = size_t(v);
+  }
+  return r;
+}
+#endif
+
 RematMILPResult mlir::memplan::solveRematMILP(const RematGraph &graph,
                                               uint64_t budget,
                                               double timeLimitSeconds,
                                               llvm::ArrayRef<size_t> start) {
-  return Formulation(graph, budget).solve(timeLimitSeconds, start);
+  using Status = RematMILPResult::Status;
+  // A start that recomputes nothing and fits is optimal: nothing costs less
+  // than running every node once.
+  std::optional<RematCost> startCost;
+  if (!start.empty())
+    startCost = simulateSchedule(graph, start);
+  bool startFits = startCost && startCost->peak <= budget;
+  if (startFits && startCost->cost <= graph.totalCost()) {
+    RematMILPResult out;
+    out.status = Status::Optimal;
+    out.schedule.assign(start.begin(), start.end());
+    out.result = *startCost;
+    out.lowerBound = startCost->cost;
+    return out;
+  }
+  Formulation formulation(graph, budget);
+  std::string note;
+  std::optional<RematMILPResult> solved;
+#ifdef __unix__
+  solved = solveInChild(formulation, timeLimitSeconds,
+                        1.05 * timeLimitSeconds + 0.5, start, note);
+#else
+  solved = formulation.solve(timeLimitSeconds, start);
+#endif
+  RematMILPResult out;
+  if (solved)
+    out = std::move(*solved);
+  out.variables = formulation.getColumns();
+  out.constraints = formulation.getRows();
+  out.note = note;
+  // An "infeasible" claim the start refutes, or no answer at all: the start
+  // (valid, fitting, unproven) when there is one.
+  bool refuted = solved && out.status == Status::Infeasible && startFits;
+  if (refuted)
+    out.note = "CBC claimed the budget infeasible, but the start schedule "
+               "fits it (numerical trouble): the claim is dropped";
+  if (!solved || refuted) {
+    if (startFits) {
+      out.status = Status::Feasible;
+      out.schedule.assign(start.begin(), start.end());
+    } else {
+      out.status = solved ? Status::NoSolution : Status::Failed;
+      out.schedule.clear();
+    }
+  }
+  if (out.status == Status::Optimal || out.status == Status::Feasible) {
+    if (std::optional<std::string> error = checkSchedule(graph, out.schedule)) {
+      out.note = "CBC's schedule is invalid (" + *error + ")";
+      out.status = Status::Failed;
+    } else if ((out.result = simulateSchedule(graph, out.schedule)).peak >
+               budget) {
+      // Within CBC's tolerances, not within the budget.
+      out.note = "CBC's schedule peaks at " + std::to_string(out.result.peak) +
+                 " bytes, over the budget (numerical tolerance)";
+      out.status = Status::Failed;
+    }
+    if (out.status == Status::Failed && startFits) {
+      out.status = Status::Feasible;
+      out.schedule.assign(start.begin(), start.end());
+      out.result = *startCost;
+    }
+    if (out.status == Status::Failed)
+      out.schedule.clear();
+    if (out.status == Status::Optimal)
+      out.lowerBound = out.result.cost;
+  }
+  return out;
 }
 
 #endif

@@ -7,6 +7,7 @@
 #include "memplan/Analysis/Lifetimes.h"
 #include "memplan/Analysis/RematGraph.h"
 #include "memplan/IR/MemplanOps.h"
+#include "memplan/Planning/Limits.h"
 #include "memplan/Planning/RematChain.h"
 #include "memplan/Planning/RematMILP.h"
 #include "memplan/Transforms/Passes.h"
@@ -69,6 +70,13 @@ struct InsertRematPass
                        "reconfigure)");
       return signalPassFailure();
     }
+    for (auto [option, value] :
+         {std::pair<const char *, double>("milp-time-limit", milpTimeLimit),
+          {"time-limit", timeLimit}})
+      if (std::optional<std::string> bad = checkTimeLimit(value)) {
+        module.emitError(option) << " " << *bad;
+        return signalPassFailure();
+      }
     RematOptions options;
     options.policy = *parsed;
     options.every = std::max<int64_t>(1, every);
@@ -169,7 +177,8 @@ LogicalResult InsertRematPass::rewrite(FunctionOpInterface func,
   auto infeasible = [&](uint64_t smallest) {
     return func.emitError("the budget of ")
            << static_cast<int64_t>(budget) << " bytes is infeasible for @"
-           << func.getName() << ": the smallest budget memplan can reach is "
+           << func.getName() << ": the smallest budget policy '"
+           << stringifyRematPolicy(options.policy) << "' reaches is "
            << smallest << " bytes";
   };
   bool arenaMode =
@@ -265,12 +274,19 @@ InsertRematPass::solve(FunctionOpInterface func, const FunctionRematGraph &g,
       solveRematMILP(graph, target, milpTimeLimit,
                      start.feasible ? start.schedule : std::vector<size_t>());
   using Status = RematMILPResult::Status;
+  if (!solved.note.empty() && solved.status == Status::Feasible)
+    func.emitWarning("policy 'optimal' on @")
+        << func.getName() << ": " << solved.note
+        << "; using the greedy planner's schedule (not proven optimal)";
   if (solved.status == Status::Infeasible)
     return std::optional<RematPlan>();
   if (solved.status == Status::NoSolution)
     return func.emitError("policy 'optimal' found no schedule for @")
            << func.getName() << " within " << static_cast<double>(milpTimeLimit)
            << " s (raise milp-time-limit)";
+  if (solved.status == Status::Failed)
+    return func.emitError("policy 'optimal' found no schedule for @")
+           << func.getName() << ": " << solved.note;
   if (std::optional<std::string> error = checkSchedule(graph, solved.schedule))
     return func.emitError("memplan-insert-remat: internal error: the MILP's "
                           "schedule is invalid: ")
@@ -320,8 +336,11 @@ LogicalResult InsertRematPass::rewriteWithSolver(FunctionOpInterface func,
     return func.emitError("the budget of ")
            << static_cast<int64_t>(budget) << " bytes is infeasible for @"
            << func.getName() << " with policy '" << std::string(policy)
-           << "': the smallest budget memplan can reach is " << smallest
-           << " bytes";
+           << "': the smallest budget "
+           << (arenaMode && smallestArena != UINT64_MAX
+                   ? "this policy reached is "
+                   : "policy 'budget' reaches is ")
+           << smallest << " bytes";
   }
   recordDecisions(func, g, *chosen);
   func->setAttr(MemplanDialect::getBudgetAttrName(),

@@ -6,6 +6,7 @@
 
 #include "memplan/Analysis/Lifetimes.h"
 #include "memplan/IR/MemplanOps.h"
+#include "memplan/Planning/Limits.h"
 #include "memplan/Planning/Packing.h"
 #include "memplan/Planning/Report.h"
 #include "memplan/Transforms/Passes.h"
@@ -15,6 +16,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Interfaces/CallInterfaces.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/Support/CheckedArithmetic.h"
 #include "llvm/Support/MathExtras.h"
 
 namespace mlir {
@@ -76,6 +78,10 @@ struct PackArenaPass : public memplan::impl::PackArenaPassBase<PackArenaPass> {
       module.emitError("unknown packing algorithm '")
           << algorithm
           << "' (expected greedy-size, greedy-time, best or exact)";
+      return signalPassFailure();
+    }
+    if (std::optional<std::string> bad = checkTimeLimit(timeLimit)) {
+      module.emitError("time-limit ") << *bad;
       return signalPassFailure();
     }
     if (alignment <= 0 || !llvm::isPowerOf2_64(alignment)) {
@@ -166,6 +172,9 @@ PackArenaPass::packFunction(FunctionOpInterface func, PackAlgorithm algo,
   std::vector<size_t> planned;
   std::vector<PackItem> items;
   uint64_t arenaAlignment = alignment;
+  // The arena's extent is an index (int64): every buffer, padded to its
+  // alignment, and their sum (which bounds any packing) must fit it.
+  uint64_t total = 0;
   for (auto [i, root] : llvm::enumerate(roots)) {
     if (!candidate[i])
       continue;
@@ -173,10 +182,26 @@ PackArenaPass::packFunction(FunctionOpInterface func, PackAlgorithm algo,
     uint64_t align =
         std::max<uint64_t>(alignment, alloc.getAlignment().value_or(1));
     arenaAlignment = std::max(arenaAlignment, align);
+    std::optional<uint64_t> padded =
+        llvm::checkedAddUnsigned(root.size, align - 1);
+    std::optional<uint64_t> sum =
+        padded ? llvm::checkedAddUnsigned(total, *padded) : std::nullopt;
+    if (!sum || *sum > kMaxTotalBytes)
+      return alloc.emitError("memplan-pack-arena: ")
+             << (padded && *padded <= kMaxTotalBytes
+                     ? "the planned buffers of @" + func.getName().str() +
+                           " up to this one total more than 2^63-1 bytes"
+                     : "this buffer of " + std::to_string(root.size) +
+                           " bytes, aligned to " + std::to_string(align) +
+                           ", needs more than 2^63-1 bytes")
+             << ": the arena's size would not fit an index";
+    total = *sum;
     uint64_t occupied = llvm::alignTo(root.size, align);
     planned.push_back(i);
     items.push_back({root.live, occupied, align});
   }
+  if (std::optional<std::string> error = validatePackItems(items))
+    return func.emitError("memplan-pack-arena: internal error: ") << *error;
 
   PackOptions options;
   options.algorithm = algo;
@@ -198,8 +223,8 @@ PackArenaPass::packFunction(FunctionOpInterface func, PackAlgorithm algo,
     builder.setInsertionPointToStart(&entry);
     auto arenaType = MemRefType::get({static_cast<int64_t>(result.arena)},
                                      builder.getI8Type());
-    auto arena = builder.create<ArenaOp>(
-        func.getLoc(), arenaType, builder.getI64IntegerAttr(arenaAlignment));
+    auto arena = ArenaOp::create(builder, func.getLoc(), arenaType,
+                                 builder.getI64IntegerAttr(arenaAlignment));
     for (auto [k, i] : llvm::enumerate(planned)) {
       auto alloc = roots[i].value.getDefiningOp<memref::AllocOp>();
       report.buffers.push_back({static_cast<int64_t>(k), describeOp(alloc),
@@ -211,8 +236,8 @@ PackArenaPass::packFunction(FunctionOpInterface func, PackAlgorithm algo,
           func.getContext(), static_cast<int64_t>(result.offsets[k]),
           static_cast<int64_t>(items[k].size),
           static_cast<int64_t>(items[k].alignment));
-      auto view = builder.create<ViewOp>(alloc.getLoc(), alloc.getType(), arena,
-                                         placement);
+      auto view = ViewOp::create(builder, alloc.getLoc(), alloc.getType(),
+                                 arena, placement);
       alloc.getResult().replaceAllUsesWith(view.getResult());
       alloc.erase();
     }

@@ -2,7 +2,7 @@
 // RUN: not memplan-opt %s --memplan-insert-remat="policy=magic" 2>&1 | FileCheck %s --check-prefix=POLICY
 // RUN: not memplan-opt %s --split-input-file --memplan-insert-remat="budget=8" 2>&1 | FileCheck %s --check-prefix=INFEASIBLE
 // POLICY: error: unknown remat policy 'magic'
-// INFEASIBLE: error: the budget of 8 bytes is infeasible for @small: the smallest budget memplan can reach is 32 bytes
+// INFEASIBLE: error: the budget of 8 bytes is infeasible for @small: the smallest budget policy 'budget' reaches is 32 bytes
 
 // expected-error @+1 {{policy 'budget' needs a budget}}
 module {

@@ -14,6 +14,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "memplan/Planning/Limits.h"
 #include "memplan/Planning/Packing.h"
 
 #include "llvm/ADT/SmallVector.h"
@@ -233,8 +234,8 @@ int main(int argc, char **argv) {
   if (!algorithm)
     fail("unknown algorithm '" + algorithmName +
          "' (expected greedy-size, greedy-time, best or exact)");
-  if (!(timeLimit > 0))
-    fail("--time-limit must be positive");
+  if (std::optional<std::string> bad = checkTimeLimit(timeLimit))
+    fail("--time-limit " + *bad);
   PackOptions options;
   options.algorithm = *algorithm;
   options.timeLimitSeconds = timeLimit;

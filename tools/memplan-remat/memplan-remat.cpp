@@ -18,6 +18,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "memplan/Planning/Limits.h"
 #include "memplan/Planning/Remat.h"
 #include "memplan/Planning/RematChain.h"
 #include "memplan/Planning/RematMILP.h"
@@ -86,11 +87,52 @@ static std::string costText(double cost) {
   return formatv("{0:F2}", cost).str();
 }
 
+/// The deepest nesting of arrays and objects a graph file may have (a
+/// node-link graph needs 3: llvm::json's parser recurses once per level).
+constexpr unsigned kMaxJsonNesting = 64;
+
+/// The line:column of the first bracket nested deeper than kMaxJsonNesting,
+/// found without recursion (strings and their escapes skipped).
+static std::optional<std::pair<unsigned, unsigned>>
+findDeepNesting(StringRef text) {
+  unsigned depth = 0, line = 1, column = 0;
+  bool inString = false, escaped = false;
+  for (char c : text) {
+    ++column;
+    if (c == '\n') {
+      ++line;
+      column = 0;
+    }
+    if (inString) {
+      if (escaped)
+        escaped = false;
+      else if (c == '\\')
+        escaped = true;
+      else if (c == '"')
+        inString = false;
+      continue;
+    }
+    if (c == '"') {
+      inString = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > kMaxJsonNesting)
+        return std::make_pair(line, column);
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  return std::nullopt;
+}
+
 static RematGraph readGraph(StringRef path) {
   ErrorOr<std::unique_ptr<MemoryBuffer>> file =
       MemoryBuffer::getFileOrSTDIN(path);
   if (!file)
     fail("cannot read '" + path + "': " + file.getError().message());
+  if (auto deep = findDeepNesting((*file)->getBuffer()))
+    fail(path + ":" + Twine(deep->first) + ":" + Twine(deep->second) +
+         ": arrays and objects nested deeper than " + Twine(kMaxJsonNesting) +
+         " levels");
   Expected<json::Value> parsed = json::parse((*file)->getBuffer());
   if (!parsed)
     fail(path + ": not JSON: " + toString(parsed.takeError()));
@@ -137,10 +179,21 @@ static RematGraph readGraph(StringRef path) {
   }
   llvm::stable_sort(
       read, [](const RematNode &a, const RematNode &b) { return a.id < b.id; });
-  DenseMap<int64_t, size_t> index;
-  for (auto [i, n] : llvm::enumerate(read))
-    if (!index.try_emplace(n.id, i).second)
-      fail(path + ": duplicate node id " + Twine(n.id));
+  // Ids are sorted: duplicates are neighbours, a lookup is a binary search
+  // (every int64 is a valid id; a hash map would reserve some as keys).
+  for (size_t i = 1; i < read.size(); ++i)
+    if (read[i - 1].id == read[i].id)
+      fail(path + ": duplicate node id " + Twine(read[i].id));
+  struct Index {
+    const std::vector<RematNode> &nodes;
+    std::optional<size_t> find(int64_t id) const {
+      auto it = llvm::partition_point(
+          nodes, [&](const RematNode &n) { return n.id < id; });
+      if (it == nodes.end() || it->id != id)
+        return std::nullopt;
+      return size_t(it - nodes.begin());
+    }
+  } index{read};
   for (auto [k, value] : llvm::enumerate(*links)) {
     json::Object *link = value.getAsObject();
     std::string where = (path + ": links[" + Twine(k) + "]").str();
@@ -150,24 +203,38 @@ static RematGraph readGraph(StringRef path) {
         link ? link->getInteger("target") : std::nullopt;
     if (!source || !target)
       fail(where + ": needs integer 'source' and 'target'");
-    auto s = index.find(*source), t = index.find(*target);
-    if (s == index.end() || t == index.end())
-      fail(where + ": unknown node " +
-           Twine(s == index.end() ? *source : *target));
+    std::optional<size_t> s = index.find(*source), t = index.find(*target);
+    if (!s || !t)
+      fail(where + ": unknown node " + Twine(!s ? *source : *target));
     if (*source >= *target)
       fail(where + ": source " + Twine(*source) +
            " does not run before target " + Twine(*target) +
            " (ids must be a topological order)");
-    if (read[s->second].backward && !read[t->second].backward)
+    if (read[*s].backward && !read[*t].backward)
       fail(where + ": a forward node (" + Twine(*target) +
            ") reads a backward node (" + Twine(*source) + ")");
-    read[t->second].inputs.push_back(s->second);
+    read[*t].inputs.push_back(*s);
   }
   RematGraph graph;
   graph.nodes = std::move(read);
   if (std::optional<std::string> error = graph.validate())
     fail(path + ": " + *error);
   return graph;
+}
+
+/// "N bytes (policy P)": the smallest budget any of memplan's policies
+/// reaches — the greedy planner's (`greedyPeak`, policy 'budget') or the
+/// chain policy's leanest schedule, when the graph is a chain.
+static std::string smallestBudgetText(const RematGraph &graph,
+                                      uint64_t greedyPeak) {
+  uint64_t bytes = greedyPeak;
+  const char *policy = "budget";
+  if (std::optional<uint64_t> chain = chainSmallestPeak(graph);
+      chain && *chain < bytes) {
+    bytes = *chain;
+    policy = "chain";
+  }
+  return std::to_string(bytes) + " bytes (policy '" + policy + "')";
 }
 
 int main(int argc, char **argv) {
@@ -197,8 +264,8 @@ int main(int argc, char **argv) {
   if (milp && !rematMILPAvailable())
     fail("policy 'optimal' needs the MILP solver, and this build has none "
          "(install coinor-libcbc-dev and reconfigure)");
-  if (!(timeLimit > 0))
-    fail("--time-limit must be positive");
+  if (std::optional<std::string> bad = checkTimeLimit(timeLimit))
+    fail("--time-limit " + *bad);
   if (every == 0)
     fail("--every must be positive");
   options.policy = *policy;
@@ -224,9 +291,8 @@ int main(int argc, char **argv) {
              << " bytes is infeasible for policy 'chain': its smallest peak "
                 "is "
              << chain.smallestPeak
-             << " bytes; the smallest budget memplan's greedy planner "
-                "reaches is "
-             << plan.smallestPeak << " bytes\n";
+             << " bytes; the smallest budget memplan reaches is "
+             << smallestBudgetText(graph, plan.smallestPeak) << "\n";
       return 1;
     }
     schedule = std::move(chain.schedule);
@@ -238,19 +304,26 @@ int main(int argc, char **argv) {
         solveRematMILP(graph, options.budget, timeLimit,
                        plan.feasible ? plan.schedule : std::vector<size_t>());
     using Status = RematMILPResult::Status;
+    if (!solved.note.empty())
+      errs() << "memplan-remat: warning: " << solved.note
+             << (solved.status == Status::Feasible
+                     ? "; reporting the greedy planner's schedule (unproven)"
+                     : "")
+             << "\n";
     if (solved.status == Status::Infeasible) {
       errs() << "memplan-remat: the budget of " << options.budget
              << " bytes is infeasible: no schedule fits (proven by the MILP); "
-                "the smallest budget memplan's greedy planner reaches is "
-             << plan.smallestPeak << " bytes\n";
+                "the smallest budget memplan reaches is "
+             << smallestBudgetText(graph, plan.smallestPeak) << "\n";
       return 1;
     }
-    if (solved.status == Status::NoSolution) {
+    if (solved.status == Status::NoSolution ||
+        solved.status == Status::Failed) {
       errs() << "memplan-remat: the MILP found no schedule within "
              << format("%g", double(timeLimit))
-             << " s (raise --time-limit); the greedy planner's smallest "
-                "budget is "
-             << plan.smallestPeak << " bytes\n";
+             << " s (raise --time-limit); the smallest budget memplan "
+                "reaches is "
+             << smallestBudgetText(graph, plan.smallestPeak) << "\n";
       return 1;
     }
     schedule = std::move(solved.schedule);
@@ -311,12 +384,14 @@ int main(int argc, char **argv) {
     errs() << "memplan-remat: the budget of " << options.budget
            << " bytes is infeasible for policy '" << name
            << "': the smallest budget memplan reaches is "
-           << (*policy == RematPolicy::Budget
-                   ? plan.smallestPeak
-                   : planRemat(graph,
-                               RematOptions{RematPolicy::Budget, 2, 0, 0})
-                         .smallestPeak)
-           << " bytes\n";
+           << smallestBudgetText(
+                  graph,
+                  *policy == RematPolicy::Budget
+                      ? plan.smallestPeak
+                      : planRemat(graph,
+                                  RematOptions{RematPolicy::Budget, 2, 0, 0})
+                            .smallestPeak)
+           << "\n";
     return 1;
   }
   return 0;

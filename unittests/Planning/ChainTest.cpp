@@ -178,3 +178,20 @@ TEST(ChainTest, ActionsReplayToTheOptimum) {
     ASSERT_DOUBLE_EQ(replay(chain, plan->actions).first, plan->forwardCost);
   }
 }
+
+TEST(ChainTest, LongChainsAndHugeBudgetsAreRefusedNotCrashed) {
+  // A chain whose table cannot hold even one memory level: refused (the
+  // unit used to double until it wrapped to 0: SIGFPE).
+  EXPECT_TRUE(weightedChainFits(1999, 4'000'000));
+  EXPECT_FALSE(weightedChainFits(2000, 4'000'000));
+  WeightedChain chain{std::vector<double>(2001, 1.0),
+                      std::vector<uint64_t>(2001, 8)};
+  EXPECT_FALSE(planWeightedChain(chain, 1'000'000, 4'000'000).has_value());
+  // A budget near 2^64 (the cell count overflowed): coarsened, still planned.
+  WeightedChain shortChain{std::vector<double>(5, 1.0),
+                           std::vector<uint64_t>(5, 8)};
+  std::optional<ChainPlan> plan =
+      planWeightedChain(shortChain, UINT64_MAX, 4'000'000);
+  ASSERT_TRUE(plan.has_value());
+  EXPECT_DOUBLE_EQ(replay(shortChain, plan->actions).first, plan->forwardCost);
+}

@@ -6,6 +6,7 @@
 
 #include "memplan/Planning/Packing.h"
 
+#include "llvm/Support/thread.h"
 #include "gtest/gtest.h"
 
 #include <algorithm>
@@ -113,6 +114,60 @@ TEST(PackingTest, ValidateRejectsBadItems) {
   EXPECT_TRUE(validatePackItems({{{1, 1}, 4, 1}}).has_value());
   EXPECT_TRUE(validatePackItems({{{0, 1}, 0, 1}}).has_value());
   EXPECT_TRUE(validatePackItems({{{0, 1}, 4, 3}}).has_value());
+}
+
+TEST(PackingTest, ValidateBoundsTheTotal) {
+  // Sizes and padding must total at most 2^63-1 bytes: every offset, arena
+  // and peak on the items then fits (they wrapped past 2^64).
+  const uint64_t half = uint64_t(1) << 62;
+  EXPECT_TRUE(validatePackItems({{{0, 1}, half, 1}, {{0, 1}, half - 1, 1}}) ==
+              std::nullopt);
+  EXPECT_TRUE(
+      validatePackItems({{{0, 1}, half, 1}, {{0, 1}, half, 1}}).has_value());
+  EXPECT_TRUE(validatePackItems({{{0, 1}, UINT64_MAX, 1}}).has_value());
+  EXPECT_TRUE(validatePackItems({{{0, 1}, 8, uint64_t(1) << 63}}).has_value());
+}
+
+TEST(PackingTest, CapacityIsNotAProof) {
+  // Under a capacity, the first arena that fits is returned; only the lower
+  // bound (or an exhausted search) proves it optimal.
+  // (../shared/fuzz-findings: the greedy phase reaches 506 bytes, the lower
+  // bound 505 is reachable; optimal=yes was printed for 506.)
+  std::vector<PackItem> items = {
+      {{6, 7}, 82, 1}, {{2, 5}, 53, 1}, {{2, 3}, 38, 1}, {{2, 4}, 69, 1},
+      {{2, 5}, 24, 1}, {{1, 4}, 66, 1}, {{5, 7}, 89, 1}, {{0, 3}, 72, 1},
+      {{4, 7}, 99, 1}, {{0, 5}, 42, 1}, {{4, 7}, 65, 1}, {{5, 7}, 83, 1},
+      {{5, 7}, 23, 1}, {{2, 3}, 47, 1}, {{6, 8}, 39, 1}, {{2, 3}, 29, 1},
+      {{2, 3}, 15, 1}, {{5, 7}, 25, 1}, {{0, 4}, 45, 1}};
+  for (PackAlgorithm algorithm : {PackAlgorithm::Best, PackAlgorithm::Exact}) {
+    PackOptions options;
+    options.algorithm = algorithm;
+    options.capacity = 1000;
+    PackResult r = pack(items, options);
+    EXPECT_EQ(r.optimal, r.arena == r.lowerBound);
+    EXPECT_FALSE(checkPacking(items, r.offsets, r.arena).has_value());
+  }
+}
+
+TEST(PackingTest, DeepSearchesDoNotOverflowTheStack) {
+  // 16000 buffers in one segment (each overlapping the next three): the
+  // exact search nests once per placement; it must stop unproven or finish,
+  // never crash.
+  std::vector<PackItem> items;
+  std::mt19937_64 rng(1);
+  for (int64_t i = 0; i < 16000; ++i)
+    items.push_back({{i, i + 3}, uint64_t(1000 + 3 * i + rng() % 51), 1});
+  PackOptions options;
+  options.algorithm = PackAlgorithm::Exact;
+  options.timeLimitSeconds = 0.5;
+  // Called from a thread with a small stack (as on a pool thread): the
+  // search must not depend on its caller's stack.
+  PackResult r;
+  llvm::thread caller(std::optional<unsigned>(256u << 10),
+                      [&] { r = pack(items, options); });
+  caller.join();
+  EXPECT_FALSE(checkPacking(items, r.offsets, r.arena).has_value());
+  EXPECT_GE(r.arena, r.lowerBound);
 }
 
 TEST(PackingTest, CheckPackingNamesTheClash) {

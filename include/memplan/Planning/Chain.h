@@ -74,9 +74,18 @@ struct ChainPlan {
 /// sizes, coarsened only if the table would exceed `maxCells` cells; then
 /// sizes round up and the plan stays feasible). std::nullopt when even x_0
 /// plus one more state does not fit (no reversal is possible).
+/// Chains longer than weightedChainFits allows get std::nullopt too.
 std::optional<ChainPlan> planWeightedChain(const WeightedChain &chain,
                                            uint64_t budgetBytes,
                                            uint64_t maxCells = 50'000'000);
+
+/// Whether planWeightedChain can plan a chain of `length` states within
+/// `maxCells` table cells: the table needs (length + 1)^2 cells per memory
+/// level, at least one level.
+constexpr bool weightedChainFits(uint64_t length, uint64_t maxCells) {
+  return length < (uint64_t(1) << 31) &&
+         (length + 1) * (length + 1) <= maxCells;
+}
 
 } // namespace memplan
 } // namespace mlir

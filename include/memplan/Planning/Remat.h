@@ -51,7 +51,9 @@ struct RematNode {
 struct RematGraph {
   std::vector<RematNode> nodes;
   /// Checks that inputs point to earlier nodes, costs are finite and
-  /// non-negative; returns a message or std::nullopt.
+  /// non-negative and total at most kMaxTotalCost, and the output sizes total
+  /// at most kMaxTotalBytes (memplan/Planning/Limits.h: no peak or schedule
+  /// cost can overflow); returns a message naming the node, or std::nullopt.
   std::optional<std::string> validate() const;
   double totalCost() const;
 };

@@ -40,6 +40,12 @@ struct ChainSchedule {
 std::optional<std::string>
 planChainSchedule(const RematGraph &graph, uint64_t budget, ChainSchedule &out);
 
+/// The peak of the chain policy's leanest schedule (only x_0 stored: the
+/// first schedule planChainSchedule tries after the roomiest one, so a budget
+/// of this many bytes always fits it); std::nullopt when the graph is not a
+/// chain the policy plans. Costs one DP with a single memory level.
+std::optional<uint64_t> chainSmallestPeak(const RematGraph &graph);
+
 } // namespace memplan
 } // namespace mlir
 

@@ -59,10 +59,17 @@ struct RematMILPResult {
     Infeasible,
     /// The time limit passed before any schedule was found.
     NoSolution,
+    /// The solver crashed (or overran the time limit and was stopped) and no
+    /// start schedule was offered; `note` says what happened.
+    Failed,
     /// Built without CBC.
     Unavailable,
   };
   Status status = Status::Unavailable;
+  /// Set when the solver did not finish normally (it crashed, or ignored the
+  /// time limit and was stopped): what happened. With a start schedule the
+  /// status is then Feasible (the start, unproven).
+  std::string note;
   /// The schedule found (Optimal or Feasible), node indices in order.
   std::vector<size_t> schedule;
   /// The schedule executed by simulateSchedule.
@@ -76,8 +83,15 @@ struct RematMILPResult {
 bool rematMILPAvailable();
 
 /// Solves the formulation above for `budget` bytes within `timeLimitSeconds`
-/// (wall clock). `start`, when given, is a schedule offered to the solver as
-/// its first incumbent (for instance planRemat's, via rematSchedule).
+/// (wall clock). `start`, when given, is a valid schedule (for instance
+/// planRemat's): offered to CBC as its first incumbent; returned as Optimal
+/// without a solve when it fits and costs the baseline (no recomputation);
+/// returned as Feasible (unproven) when the solver's answer contradicts it
+/// (an "infeasible" claim) or the solver fails. Costs are scaled to at most 1
+/// and bytes to units of min(budget, total bytes) in the model. CBC runs in a
+/// child process (POSIX): a crash in it cannot take the caller down, and a
+/// solve that overruns the limit (CBC does not check it during its initial
+/// LP) is killed at 1.05 x the limit + 0.5 s.
 RematMILPResult solveRematMILP(const RematGraph &graph, uint64_t budget,
                                double timeLimitSeconds,
                                llvm::ArrayRef<size_t> start = {});

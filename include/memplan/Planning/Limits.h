@@ -1,0 +1,51 @@
+//===- Limits.h - Ranges every memplan front door enforces ------*- C++ -*-===//
+//
+// Part of memplan. IR-free: depends on the C++ library only.
+//
+//===----------------------------------------------------------------------===//
+//
+// The ranges shared by the tools, the passes and the planners, so that a
+// value a front door accepts can never overflow inside a planner.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MEMPLAN_PLANNING_LIMITS_H
+#define MEMPLAN_PLANNING_LIMITS_H
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <optional>
+#include <string>
+
+namespace mlir {
+namespace memplan {
+
+/// The longest time limit a search accepts: 10^6 s (about 11.6 days). Larger
+/// limits would overflow the clock arithmetic of a deadline.
+constexpr double kMaxTimeLimitSeconds = 1e6;
+
+/// An error message ("<value> is not ...") when `seconds` is not a time limit
+/// memplan accepts (a finite number in (0, kMaxTimeLimitSeconds]);
+/// std::nullopt when it is.
+inline std::optional<std::string> checkTimeLimit(double seconds) {
+  if (std::isfinite(seconds) && seconds > 0 && seconds <= kMaxTimeLimitSeconds)
+    return std::nullopt;
+  char value[32];
+  std::snprintf(value, sizeof(value), "%g", seconds);
+  return std::string(value) + " is not a number of seconds in (0, 1e6]";
+}
+
+/// The most bytes memplan plans for one arena or one training step: 2^63 - 1,
+/// so that every size, offset and peak also fits a signed 64-bit index (the
+/// extent of a memref).
+constexpr uint64_t kMaxTotalBytes = uint64_t(INT64_MAX);
+
+/// The largest total cost of a graph's nodes (each run once): 10^30, so that
+/// schedules running nodes many times still have finite costs.
+constexpr double kMaxTotalCost = 1e30;
+
+} // namespace memplan
+} // namespace mlir
+
+#endif // MEMPLAN_PLANNING_LIMITS_H
