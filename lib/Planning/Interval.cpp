@@ -33,16 +33,19 @@ LowerBound mlir::memplan::computeLowerBound(llvm::ArrayRef<LiveRange> ranges) {
     return !a.isStart && b.isStart;
   });
   LowerBound best;
-  uint64_t live = 0;
+  // 128 bits: live bytes past 2^64 cannot wrap; the peak saturates at
+  // UINT64_MAX (callers bound their totals below 2^63 anyway).
+  unsigned __int128 live = 0, peak = 0;
   for (size_t i = 0, e = events.size(); i < e;) {
     int64_t step = events[i].step;
     // Apply every event of this step before reading the level.
     for (; i < e && events[i].step == step; ++i)
       live = events[i].isStart ? live + events[i].size : live - events[i].size;
-    if (live > best.bytes) {
-      best.bytes = live;
+    if (live > peak) {
+      peak = live;
       best.step = step;
     }
   }
+  best.bytes = peak > UINT64_MAX ? UINT64_MAX : uint64_t(peak);
   return best;
 }

@@ -491,6 +491,10 @@ RematPlan mlir::memplan::planRemat(const RematGraph &graph,
   case RematPolicy::Budget:
     break;
   }
+  // The sequence's first plan is keep-all (nothing is cheaper): when it
+  // fits, it is the answer, without building the sequence.
+  if (RematPlan keep = finish(); keep.feasible)
+    return keep;
   std::vector<RematPlan> sequence = rematBudgetSequence(graph);
   for (RematPlan &plan : sequence)
     if (plan.result.peak <= options.budget) {

@@ -120,8 +120,11 @@ struct InsertRematPass
                       const RematPlan &plan);
   /// The packed arena of `func` under `plan`, measured on a copy of the
   /// module; std::nullopt if the copy fails to bufferize or pack.
+  /// The packed arena of `func` under `plan` (measured on a copy of the
+  /// module); std::nullopt, with the copy's first error in `why`, when the
+  /// copy cannot be rewritten, bufferized or packed.
   std::optional<uint64_t> measureArena(FunctionOpInterface func,
-                                       const RematPlan &plan);
+                                       const RematPlan &plan, std::string &why);
 };
 } // namespace
 
@@ -195,8 +198,9 @@ LogicalResult InsertRematPass::rewrite(FunctionOpInterface func,
     std::vector<RematPlan> order =
         rematBudgetSequence(g.graph, 64, /*pastFloor=*/true);
     uint64_t smallestArena = UINT64_MAX;
+    std::string why;
     auto fitsAt = [&](size_t k) -> std::optional<bool> {
-      std::optional<uint64_t> arena = measureArena(func, order[k]);
+      std::optional<uint64_t> arena = measureArena(func, order[k], why);
       if (!arena)
         return std::nullopt;
       smallestArena = std::min(smallestArena, *arena);
@@ -210,7 +214,8 @@ LogicalResult InsertRematPass::rewrite(FunctionOpInterface func,
       std::optional<bool> fits = fitsAt(k);
       if (!fits)
         return func.emitError("memplan-insert-remat could not bufferize and "
-                              "pack a copy of the module to check the budget");
+                              "pack a copy of the module to check the budget: ")
+               << why;
       if (*fits) {
         chosen = k;
         break;
@@ -313,10 +318,12 @@ LogicalResult InsertRematPass::rewriteWithSolver(FunctionOpInterface func,
       chosen = std::move(**plan);
       break;
     }
-    std::optional<uint64_t> arena = measureArena(func, **plan);
+    std::string why;
+    std::optional<uint64_t> arena = measureArena(func, **plan, why);
     if (!arena)
       return func.emitError("memplan-insert-remat could not bufferize and "
-                            "pack a copy of the module to check the budget");
+                            "pack a copy of the module to check the budget: ")
+             << why;
     smallestArena = std::min(smallestArena, *arena);
     if (*arena <= options.budget) {
       chosen = std::move(**plan);
@@ -387,7 +394,19 @@ void InsertRematPass::recordDecisions(FunctionOpInterface func,
 }
 
 std::optional<uint64_t> InsertRematPass::measureArena(FunctionOpInterface func,
-                                                      const RematPlan &plan) {
+                                                      const RematPlan &plan,
+                                                      std::string &why) {
+  why = "unknown reason";
+  // Diagnostics of the copy are not the user's: kept quiet, the first
+  // error kept for the message.
+  bool first = true;
+  auto record = [&](Diagnostic &diag) {
+    if (diag.getSeverity() == DiagnosticSeverity::Error && first) {
+      first = false;
+      why = diag.str();
+    }
+    return success();
+  };
   auto module = func->getParentOfType<ModuleOp>();
   OwningOpRef<ModuleOp> copy(cast<ModuleOp>(module->clone()));
   auto copyFunc = dyn_cast_or_null<FunctionOpInterface>(
@@ -398,8 +417,7 @@ std::optional<uint64_t> InsertRematPass::measureArena(FunctionOpInterface func,
   if (failed(g))
     return std::nullopt;
   {
-    ScopedDiagnosticHandler quiet(copy->getContext(),
-                                  [](Diagnostic &) { return success(); });
+    ScopedDiagnosticHandler quiet(copy->getContext(), record);
     if (failed(apply(copyFunc, *g, plan)))
       return std::nullopt;
   }
@@ -412,9 +430,7 @@ std::optional<uint64_t> InsertRematPass::measureArena(FunctionOpInterface func,
       " time-limit=" + std::to_string(timeLimit) + "}";
   if (failed(parsePassPipeline(pipeline, pm)))
     return std::nullopt;
-  // Diagnostics of the copy are not the user's: keep them quiet.
-  ScopedDiagnosticHandler quiet(copy->getContext(),
-                                [](Diagnostic &) { return success(); });
+  ScopedDiagnosticHandler quiet(copy->getContext(), record);
   if (failed(pm.run(*copy)))
     return std::nullopt;
   uint64_t arena = 0;

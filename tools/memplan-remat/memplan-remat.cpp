@@ -279,7 +279,13 @@ int main(int argc, char **argv) {
   auto begin = std::chrono::steady_clock::now();
   // The greedy planner: the plan of `budget`, the incumbent offered to the
   // MILP, and the smallest budget named when one is infeasible.
-  RematPlan plan = planRemat(graph, options);
+  // Computed when first needed (it is the slowest part on long graphs).
+  std::optional<RematPlan> greedyPlan;
+  auto greedy = [&]() -> RematPlan & {
+    if (!greedyPlan)
+      greedyPlan = planRemat(graph, options);
+    return *greedyPlan;
+  };
   double baseline = graph.totalCost();
   if (chainPolicy) {
     ChainSchedule chain;
@@ -292,7 +298,7 @@ int main(int argc, char **argv) {
                 "is "
              << chain.smallestPeak
              << " bytes; the smallest budget memplan reaches is "
-             << smallestBudgetText(graph, plan.smallestPeak) << "\n";
+             << smallestBudgetText(graph, greedy().smallestPeak) << "\n";
       return 1;
     }
     schedule = std::move(chain.schedule);
@@ -300,9 +306,9 @@ int main(int argc, char **argv) {
     if (result.cost == baseline)
       optimal = "yes";
   } else if (milp) {
-    RematMILPResult solved =
-        solveRematMILP(graph, options.budget, timeLimit,
-                       plan.feasible ? plan.schedule : std::vector<size_t>());
+    RematMILPResult solved = solveRematMILP(
+        graph, options.budget, timeLimit,
+        greedy().feasible ? greedy().schedule : std::vector<size_t>());
     using Status = RematMILPResult::Status;
     if (!solved.note.empty())
       errs() << "memplan-remat: warning: " << solved.note
@@ -314,7 +320,7 @@ int main(int argc, char **argv) {
       errs() << "memplan-remat: the budget of " << options.budget
              << " bytes is infeasible: no schedule fits (proven by the MILP); "
                 "the smallest budget memplan reaches is "
-             << smallestBudgetText(graph, plan.smallestPeak) << "\n";
+             << smallestBudgetText(graph, greedy().smallestPeak) << "\n";
       return 1;
     }
     if (solved.status == Status::NoSolution ||
@@ -323,7 +329,7 @@ int main(int argc, char **argv) {
              << format("%g", double(timeLimit))
              << " s (raise --time-limit); the smallest budget memplan "
                 "reaches is "
-             << smallestBudgetText(graph, plan.smallestPeak) << "\n";
+             << smallestBudgetText(graph, greedy().smallestPeak) << "\n";
       return 1;
     }
     schedule = std::move(solved.schedule);
@@ -336,8 +342,8 @@ int main(int argc, char **argv) {
     result = solved.result;
     optimal = solved.status == Status::Optimal ? "yes" : "no";
   } else {
-    schedule = plan.schedule;
-    result = plan.result;
+    schedule = greedy().schedule;
+    result = greedy().result;
     // Without recomputation the cost is the baseline, which nothing beats.
     if (result.cost == baseline)
       optimal = "yes";
@@ -387,7 +393,7 @@ int main(int argc, char **argv) {
            << smallestBudgetText(
                   graph,
                   *policy == RematPolicy::Budget
-                      ? plan.smallestPeak
+                      ? greedy().smallestPeak
                       : planRemat(graph,
                                   RematOptions{RematPolicy::Budget, 2, 0, 0})
                             .smallestPeak)

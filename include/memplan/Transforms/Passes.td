@@ -103,6 +103,10 @@ def PackArenaPass : Pass<"memplan-pack-arena", "::mlir::ModuleOp"> {
     analysis rejects, and
     - `unknown packing algorithm '...'`
     - `alignment must be a power of two, got N`
+    - `time-limit X is not a number of seconds in (0, 1e6]`
+    - `memplan-pack-arena: this buffer of N bytes, aligned to A, needs more
+      than 2^63-1 bytes` or `the planned buffers of @f up to this one total
+      more than 2^63-1 bytes` (on the alloc: the arena's extent is an index)
     - `a dealloc frees a value that may be a planned buffer or not`
     - `cannot write the report '...': ...`
   }];
@@ -199,10 +203,19 @@ def InsertRematPass : Pass<"memplan-insert-remat", "::mlir::ModuleOp"> {
     - `memplan-insert-remat cannot plan @f: policy 'chain' needs ...` on the
       op whose buffer breaks the chain (forward buffers not a chain, or
       backward ops out of reverse layer order)
-    - `policy 'optimal' found no schedule for @f within S s`
-    - `the budget of N bytes is infeasible for @f[ with policy 'P']: the
-      smallest budget memplan can reach is M bytes` (M: the smallest liveness
-      peak, or with `check-arena` the smallest packed arena reached)
+    - `policy 'optimal' found no schedule for @f within S s`, or
+      `... for @f: CBC crashed (signal N)` (CBC runs in a child process; a
+      crash or an overrun time limit with a greedy schedule at hand gives a
+      warning and that schedule instead)
+    - `the budget of N bytes is infeasible for @f: the smallest budget policy
+      'P' reaches is M bytes`, and with `chain`/`optimal` `... with policy 'P':
+      the smallest budget policy 'budget' reaches is M bytes` (or `this policy
+      reached is M bytes` with `check-arena`) (M: the smallest liveness peak,
+      or with `check-arena` the smallest packed arena reached)
+    - `time-limit X is not a number of seconds in (0, 1e6]` (also
+      `milp-time-limit`)
+    - `memplan-insert-remat cannot plan this function: node N: the output
+      sizes up to here total more than 2^63-1 bytes` (or costs over 1e30)
     and everything the lifetime analysis rejects. Internal errors (a
     schedule the function's op order cannot host — checked by dominance
     after the rewrite, never left as invalid IR) say so and name the op.
