@@ -69,3 +69,7 @@ config.substitutions.append(
     ("%compare_outputs", sys.executable + " " + os.path.join(config.test_source_root, "Utils", "compare-outputs.py")))
 config.substitutions.append(
     ("%expect_exit", "bash " + os.path.join(config.test_source_root, "Utils", "expect-exit.sh")))
+
+# The tool directory, for scripts that run the tools themselves (the fuzz
+# drivers of bench/fuzz take it as --bin).
+config.substitutions.append(("%memplan_bin", config.memplan_tools_dir))

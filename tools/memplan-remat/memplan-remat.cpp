@@ -35,6 +35,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 
 using namespace llvm;
 using namespace mlir::memplan;
@@ -79,12 +80,19 @@ static cl::opt<double> timeLimit(
   exit(2);
 }
 
-/// A cost for the summary line: whole numbers exactly (FLOP counts reach
-/// millions, where %g would round them), others with two decimals.
+/// A cost for the summary line: whole numbers below 1e15 exactly (FLOP
+/// counts reach millions, where %g would round them), other numbers below
+/// 1e15 with two decimals, larger ones with the 17 digits that round-trip
+/// (formatv's F2 printed "4000...864." for 4e29).
 static std::string costText(double cost) {
-  if (cost == std::floor(cost) && std::fabs(cost) < 1e15)
-    return formatv("{0:F0}", cost).str();
-  return formatv("{0:F2}", cost).str();
+  char text[64];
+  if (!(std::fabs(cost) < 1e15)) // large (or not finite): round-trip digits
+    std::snprintf(text, sizeof(text), "%.17g", cost);
+  else if (cost == std::floor(cost))
+    std::snprintf(text, sizeof(text), "%.0f", cost);
+  else
+    std::snprintf(text, sizeof(text), "%.2f", cost);
+  return text;
 }
 
 /// The deepest nesting of arrays and objects a graph file may have (a
