@@ -73,3 +73,8 @@ config.substitutions.append(
 # The tool directory, for scripts that run the tools themselves (the fuzz
 # drivers of bench/fuzz take it as --bin).
 config.substitutions.append(("%memplan_bin", config.memplan_tools_dir))
+
+# Builds with sanitizers (LLVM_USE_SANITIZER, build-asan/): the tools run
+# several times slower, so the long-running tests scale down there.
+if getattr(config, "memplan_sanitizers", ""):
+    config.available_features.add("sanitizers")
