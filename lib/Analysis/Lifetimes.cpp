@@ -11,6 +11,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/Interfaces/CallInterfaces.h"
 #include "mlir/Interfaces/ControlFlowInterfaces.h"
 #include "mlir/Interfaces/DestinationStyleOpInterface.h"
@@ -528,4 +529,42 @@ FunctionLifetimes::analyze(FunctionOpInterface func) {
   if (failed(LifetimeBuilder(func, result).run()))
     return failure();
   return result;
+}
+
+FailureOr<std::optional<FunctionLifetimes>>
+mlir::memplan::analyzeForPlanning(FunctionOpInterface func, bool strict) {
+  if (isUnplannedFunction(func))
+    return std::optional<FunctionLifetimes>();
+  if (strict) {
+    FailureOr<FunctionLifetimes> lifetimes = FunctionLifetimes::analyze(func);
+    if (failed(lifetimes))
+      return failure();
+    return std::optional<FunctionLifetimes>(std::move(*lifetimes));
+  }
+  // Hold the analysis' errors back; the first becomes the warning.
+  SmallVector<Diagnostic> errors;
+  FailureOr<FunctionLifetimes> lifetimes = failure();
+  {
+    ScopedDiagnosticHandler hold(func.getContext(), [&](Diagnostic &diag) {
+      if (diag.getSeverity() != DiagnosticSeverity::Error)
+        return failure(); // not ours to hold: pass it on
+      errors.push_back(std::move(diag));
+      return success();
+    });
+    lifetimes = FunctionLifetimes::analyze(func);
+  }
+  if (succeeded(lifetimes))
+    return std::optional<FunctionLifetimes>(std::move(*lifetimes));
+  std::string why = errors.empty() ? std::string("the lifetime analysis failed")
+                                   : errors.front().str();
+  Location loc = errors.empty() ? func.getLoc() : errors.front().getLocation();
+  InFlightDiagnostic warning = emitWarning(loc)
+                               << "memplan leaves @" << func.getName()
+                               << " unplanned: " << why;
+  if (!errors.empty())
+    for (Diagnostic &note : errors.front().getNotes())
+      warning.attachNote(note.getLocation()) << note.str();
+  func->setAttr(MemplanDialect::getUnplannedAttrName(),
+                StringAttr::get(func.getContext(), why));
+  return std::optional<FunctionLifetimes>();
 }

@@ -130,6 +130,11 @@ struct ConvertMemplanToGPUPass
             arena->getBlock() != &func.getBody().front())
           return arena.emitError(
               "memplan.arena must be in a single-block function body");
+        if (arena.getType().getMemorySpace())
+          return arena.emitError("memplan.arena in memory space ")
+                 << describeMemorySpace(arena.getType().getMemorySpace())
+                 << " in a device function: the device arena is in the "
+                    "default (global) memory space";
         arenas.push_back(arena);
       } else if (isa<memref::AllocaOp>(op)) {
         return op->emitError("memref.alloca in a device function: kernels "

@@ -56,6 +56,17 @@ std::optional<uint64_t> mlir::memplan::getElementStorageBytes(Type type) {
   return llvm::PowerOf2Ceil(llvm::divideCeil(bits, 8));
 }
 
+std::string mlir::memplan::describeMemorySpace(Attribute space) {
+  if (!space)
+    return "default";
+  if (auto number = dyn_cast<IntegerAttr>(space))
+    return std::to_string(number.getInt());
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  space.print(os);
+  return text;
+}
+
 std::optional<uint64_t> mlir::memplan::getStaticStorageBytes(ShapedType type) {
   if (!type.hasRank() || !type.hasStaticShape())
     return std::nullopt;
@@ -109,6 +120,12 @@ LogicalResult MemplanDialect::verifyOperationAttribute(Operation *op,
     if (!isa<UnitAttr>(attr.getValue()) || !isa<FunctionOpInterface>(op))
       return op->emitError() << "'" << getHostAttrName()
                              << "' must be a unit attribute on a function";
+    return success();
+  }
+  if (attr.getName() == getUnplannedAttrName()) {
+    if (!isa<StringAttr>(attr.getValue()) || !isa<FunctionOpInterface>(op))
+      return op->emitError() << "'" << getUnplannedAttrName()
+                             << "' must be a string attribute on a function";
     return success();
   }
   if (attr.getName() == getRematAttrName()) {
@@ -218,6 +235,11 @@ LogicalResult ViewOp::verify() {
     return emitOpError("placement reserves ")
            << size << " bytes but the view needs " << *bytes;
   MemRefType arenaType = getArena().getType();
+  if (arenaType.getMemorySpace() != type.getMemorySpace())
+    return emitOpError("result memory space ")
+           << describeMemorySpace(type.getMemorySpace())
+           << " differs from its arena's ("
+           << describeMemorySpace(arenaType.getMemorySpace()) << ")";
   if (arenaType.hasStaticShape() &&
       offset + size > static_cast<uint64_t>(arenaType.getDimSize(0)))
     return emitOpError("placed bytes [")

@@ -26,12 +26,26 @@ static void appendUpstream(OpPassManager &pm, const llvm::Twine &text) {
                              pipeline + "': " + error);
 }
 
+void mlir::memplan::buildPreparePipeline(OpPassManager &pm) {
+  pm.addPass(createDropTransformScriptsPass());
+  // Elementwise arith/math ops on tensors become linalg.generic, which
+  // bufferizes into a destination the lifetime analysis sees.
+  appendUpstream(pm, "convert-elementwise-to-linalg");
+  pm.addPass(createLowerPackUnpackPass());
+}
+
 void mlir::memplan::buildLowerToLLVMPipeline(OpPassManager &pm) {
+  // Vector ops go through scf loops (transfers) before scf is lowered; math
+  // ops without an LLVM intrinsic (erf, ...) become libm calls, which the
+  // host process resolves (mlir-runner links libm).
   appendUpstream(pm, "func.func(convert-linalg-to-loops),"
+                     "convert-vector-to-scf,"
                      "expand-strided-metadata,lower-affine,convert-scf-to-cf,"
-                     "finalize-memref-to-llvm,convert-math-to-llvm,"
-                     "convert-arith-to-llvm,convert-func-to-llvm,"
-                     "convert-cf-to-llvm,reconcile-unrealized-casts");
+                     "convert-math-to-llvm,convert-math-to-libm,"
+                     "convert-vector-to-llvm,finalize-memref-to-llvm,"
+                     "convert-arith-to-llvm,convert-ub-to-llvm,"
+                     "convert-func-to-llvm,convert-cf-to-llvm,"
+                     "reconcile-unrealized-casts");
 }
 
 void mlir::memplan::buildLowerToNVVMPipeline(
@@ -74,7 +88,10 @@ void mlir::memplan::buildLowerToNVVMPipeline(
 
 void mlir::memplan::buildMemplanPipeline(
     OpPassManager &pm, const MemplanPipelineOptions &options) {
-  pm.addPass(createAnnotateLifetimesPass());
+  buildPreparePipeline(pm);
+  AnnotateLifetimesPassOptions annotate;
+  annotate.strict = options.strict;
+  pm.addPass(createAnnotateLifetimesPass(annotate));
   if (options.budget > 0 || !options.policy.empty()) {
     InsertRematPassOptions remat;
     remat.budget = options.budget;
@@ -96,12 +113,15 @@ void mlir::memplan::buildMemplanPipeline(
   pack.timeLimit = options.timeLimit;
   pack.report = options.report;
   pack.html = options.html;
+  pack.strict = options.strict;
   pm.addPass(createPackArenaPass(pack));
   pm.addPass(createVerifyPlanPass());
+  VerifyLoweredPassOptions lowered;
   switch (options.target) {
   case PipelineTarget::CPU:
     pm.addPass(createConvertMemplanToMemRefPass());
     buildLowerToLLVMPipeline(pm);
+    lowered.target = "cpu";
     break;
   case PipelineTarget::NVVM: {
     LowerToNVVMOptions nvvm;
@@ -112,26 +132,41 @@ void mlir::memplan::buildMemplanPipeline(
     nvvm.optLevel = options.optLevel;
     nvvm.blockSize = options.blockSize;
     buildLowerToNVVMPipeline(pm, nvvm);
+    lowered.target = "nvvm";
     break;
   }
   }
+  pm.addPass(createVerifyLoweredPass(lowered));
 }
 
 void mlir::memplan::registerMemplanPipelines() {
   PassPipelineRegistration<MemplanPipelineOptions>(
       "memplan-pipeline",
       "The whole memplan flow for a training step in linalg-on-tensors: "
-      "annotate lifetimes, one-shot-bufferize, pack one arena per function, "
+      "prepare (memplan-prepare), annotate lifetimes, one-shot-bufferize, pack "
+      "one arena per function, "
       "verify the plan, then lower to the LLVM dialect for the host "
       "(target=cpu, ready for mlir-runner) or to GPU kernels and host code "
       "calling memplan's CUDA runtime (target=nvvm; memplan-compile links "
-      "it)",
+      "it); then check that only the target's dialects are left "
+      "(memplan-verify-lowered)",
       buildMemplanPipeline);
+  PassPipelineRegistration<>(
+      "memplan-prepare",
+      "Upstream preparation of a linalg-on-tensors program for planning and "
+      "bufferization, used for planned and unplanned programs alike: drop "
+      "transform scripts (memplan-drop-transform-scripts), elementwise "
+      "arith/math ops on tensors to linalg (convert-elementwise-to-linalg), "
+      "linalg.pack/unpack to pad, reshape, transpose and slices "
+      "(memplan-lower-pack-unpack)",
+      buildPreparePipeline);
   PassPipelineRegistration<>(
       "memplan-lower-to-llvm",
       "Upstream lowering of a memref-level program to the LLVM dialect "
-      "(linalg to loops, strided metadata, affine, scf to cf, memref, math, "
-      "arith, func, cf to LLVM), used for planned and unplanned programs alike",
+      "(linalg to loops, vector transfers to loops, strided metadata, affine, "
+      "scf to cf, math to LLVM intrinsics or libm calls, vector, memref, "
+      "arith, ub, func, cf to LLVM), used for planned and unplanned programs "
+      "alike",
       buildLowerToLLVMPipeline);
   PassPipelineRegistration<LowerToNVVMOptions>(
       "memplan-lower-to-nvvm",

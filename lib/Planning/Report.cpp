@@ -55,6 +55,10 @@ mlir::memplan::writeJsonReport(llvm::StringRef path,
         {"algorithm", f.algorithm},
         {"optimal", f.optimal},
         {"buffers", std::move(buffers)}};
+    if (!f.memorySpace.empty())
+      function["memory_space"] = f.memorySpace;
+    if (!f.unplannedReason.empty())
+      function["unplanned"] = f.unplannedReason;
     if (f.remat) {
       Array decisions;
       for (const RematDecision &d : f.remat->decisions)
@@ -131,6 +135,11 @@ text.axis { font-size: 11px; fill: #555; }
 )";
   const double width = 900, height = 420, margin = 50;
   for (const ReportFunction &f : functions) {
+    if (!f.unplannedReason.empty()) {
+      os << "<h2>@" << escapeHtml(f.name) << "</h2>\n<div class=\"summary\">"
+         << "left unplanned: " << escapeHtml(f.unplannedReason) << "</div>\n";
+      continue;
+    }
     int64_t firstStep = 0, lastStep = 1;
     for (const ReportBuffer &b : f.buffers) {
       firstStep = std::min(firstStep, b.start);
@@ -143,7 +152,11 @@ text.axis { font-size: 11px; fill: #555; }
     auto y = [&](double bytes) { return height - margin - bytes * ys; };
     double ratio =
         f.lowerBoundBytes ? double(f.arenaBytes) / f.lowerBoundBytes : 1;
-    os << "<h2>@" << escapeHtml(f.name) << "</h2>\n<div class=\"summary\">"
+    os << "<h2>@" << escapeHtml(f.name)
+       << (f.memorySpace.empty()
+               ? ""
+               : ", memory space " + escapeHtml(f.memorySpace))
+       << "</h2>\n<div class=\"summary\">"
        << "arena " << f.arenaBytes << " B, lower bound " << f.lowerBoundBytes
        << " B, arena/LB " << llvm::format("%.4f", ratio) << ", "
        << f.buffers.size() << " buffers, algorithm " << escapeHtml(f.algorithm)

@@ -24,19 +24,22 @@ using namespace mlir::memplan;
 namespace {
 struct AnnotateLifetimesPass
     : public memplan::impl::AnnotateLifetimesPassBase<AnnotateLifetimesPass> {
+  using Base::Base;
+
   void runOnOperation() override {
     WalkResult walk = getOperation()->walk([&](FunctionOpInterface func) {
       if (func.isExternal() || isHostFunction(func))
         return WalkResult::advance();
-      FailureOr<FunctionLifetimes> lifetimes = FunctionLifetimes::analyze(func);
+      FailureOr<std::optional<FunctionLifetimes>> lifetimes =
+          analyzeForPlanning(func, strict);
       if (failed(lifetimes))
         return WalkResult::interrupt();
-      annotate(func, *lifetimes);
+      if (*lifetimes)
+        annotate(func, **lifetimes);
       return WalkResult::advance();
     });
     if (walk.wasInterrupted())
       return signalPassFailure();
-    markAllAnalysesPreserved();
   }
 
   static void annotate(FunctionOpInterface func,

@@ -83,10 +83,32 @@ struct InsertRematPass
     options.threshold = threshold;
     options.budget = budget > 0 ? uint64_t(budget) : UINT64_MAX;
     SmallVector<FunctionOpInterface> funcs;
-    module.walk([&](FunctionOpInterface f) {
-      if (!f.isExternal() && !isHostFunction(f))
+    WalkResult unplanned = module.walk([&](FunctionOpInterface f) {
+      if (f.isExternal() || isHostFunction(f))
+        return WalkResult::advance();
+      if (!isUnplannedFunction(f)) {
         funcs.push_back(f);
+        return WalkResult::advance();
+      }
+      // A function left unplanned has no arena: only one that creates no
+      // tensor or buffer keeps a budget.
+      WalkResult creates = f.walk([](Operation *op) {
+        return llvm::any_of(op->getResultTypes(), llvm::IsaPred<ShapedType>)
+                   ? WalkResult::interrupt()
+                   : WalkResult::advance();
+      });
+      if (!creates.wasInterrupted())
+        return WalkResult::advance();
+      f.emitError("memplan cannot keep a budget for @")
+          << f.getName() << ": it is left unplanned ("
+          << f->getAttrOfType<StringAttr>(
+                  MemplanDialect::getUnplannedAttrName())
+                 .getValue()
+          << ")";
+      return WalkResult::interrupt();
     });
+    if (unplanned.wasInterrupted())
+      return signalPassFailure();
     exported = 0;
     if (!exportGraph.empty())
       for (FunctionOpInterface func : funcs) {
@@ -425,7 +447,7 @@ std::optional<uint64_t> InsertRematPass::measureArena(FunctionOpInterface func,
   std::string pipeline =
       "memplan-materialize-remat,one-shot-bufferize{bufferize-function-"
       "boundaries function-boundary-type-conversion=identity-layout-map},"
-      "memplan-pack-arena{algorithm=" +
+      "memplan-pack-arena{strict=true algorithm=" +
       std::string(algorithm) + " alignment=" + std::to_string(alignment) +
       " time-limit=" + std::to_string(timeLimit) + "}";
   if (failed(parsePassPipeline(pipeline, pm)))

@@ -116,15 +116,32 @@ struct PackArenaPass : public memplan::impl::PackArenaPassBase<PackArenaPass> {
 
   LogicalResult packFunction(FunctionOpInterface func, PackAlgorithm algo,
                              std::vector<ReportFunction> &reports);
+  /// Packs `planned` (root indices, all in memory space `space`) into one
+  /// arena of that space and reports it.
+  LogicalResult packSpace(FunctionOpInterface func, PackAlgorithm algo,
+                          const FunctionLifetimes &lifetimes,
+                          ArrayRef<size_t> planned, Attribute space,
+                          std::vector<ReportFunction> &reports);
 };
 } // namespace
 
 LogicalResult
 PackArenaPass::packFunction(FunctionOpInterface func, PackAlgorithm algo,
                             std::vector<ReportFunction> &reports) {
-  FailureOr<FunctionLifetimes> lifetimes = FunctionLifetimes::analyze(func);
-  if (failed(lifetimes))
+  FailureOr<std::optional<FunctionLifetimes>> analysed =
+      analyzeForPlanning(func, strict);
+  if (failed(analysed))
     return failure();
+  if (!*analysed) {
+    ReportFunction report;
+    report.name = func.getName().str();
+    report.unplannedReason =
+        func->getAttrOfType<StringAttr>(MemplanDialect::getUnplannedAttrName())
+            .str();
+    reports.push_back(std::move(report));
+    return success();
+  }
+  const FunctionLifetimes *lifetimes = &**analysed;
   ArrayRef<Root> roots = lifetimes->getRoots();
   auto indexOf = [&](const Root *root) { return root - roots.data(); };
 
@@ -169,15 +186,44 @@ PackArenaPass::packFunction(FunctionOpInterface func, PackAlgorithm algo,
       plannedDeallocs.push_back(op);
   }
 
-  std::vector<size_t> planned;
+  // One arena per memory space, in the order the spaces first appear.
+  SmallVector<Attribute> spaces;
+  DenseMap<Attribute, std::vector<size_t>> plannedBySpace;
+  for (auto [i, root] : llvm::enumerate(roots)) {
+    if (!candidate[i])
+      continue;
+    Attribute space =
+        root.value.getDefiningOp<memref::AllocOp>().getType().getMemorySpace();
+    auto [it, inserted] = plannedBySpace.try_emplace(space);
+    if (inserted)
+      spaces.push_back(space);
+    it->second.push_back(i);
+  }
+  if (spaces.empty())
+    spaces.push_back(Attribute());
+  for (Attribute space : spaces)
+    if (failed(packSpace(func, algo, *lifetimes, plannedBySpace[space], space,
+                         reports)))
+      return failure();
+  for (memref::DeallocOp op : plannedDeallocs)
+    op.erase();
+  return success();
+}
+
+LogicalResult PackArenaPass::packSpace(FunctionOpInterface func,
+                                       PackAlgorithm algo,
+                                       const FunctionLifetimes &lifetimes,
+                                       ArrayRef<size_t> planned,
+                                       Attribute space,
+                                       std::vector<ReportFunction> &reports) {
+  ArrayRef<Root> roots = lifetimes.getRoots();
   std::vector<PackItem> items;
   uint64_t arenaAlignment = alignment;
   // The arena's extent is an index (int64): every buffer, padded to its
   // alignment, and their sum (which bounds any packing) must fit it.
   uint64_t total = 0;
-  for (auto [i, root] : llvm::enumerate(roots)) {
-    if (!candidate[i])
-      continue;
+  for (size_t i : planned) {
+    const Root &root = roots[i];
     auto alloc = root.value.getDefiningOp<memref::AllocOp>();
     uint64_t align =
         std::max<uint64_t>(alignment, alloc.getAlignment().value_or(1));
@@ -197,7 +243,6 @@ PackArenaPass::packFunction(FunctionOpInterface func, PackAlgorithm algo,
              << ": the arena's size would not fit an index";
     total = *sum;
     uint64_t occupied = llvm::alignTo(root.size, align);
-    planned.push_back(i);
     items.push_back({root.live, occupied, align});
   }
   if (std::optional<std::string> error = validatePackItems(items))
@@ -210,6 +255,8 @@ PackArenaPass::packFunction(FunctionOpInterface func, PackAlgorithm algo,
 
   ReportFunction report;
   report.name = func.getName().str();
+  if (space)
+    report.memorySpace = describeMemorySpace(space);
   report.alignment = arenaAlignment;
   report.algorithm = stringifyPackAlgorithm(algo).str();
   report.arenaBytes = result.arena;
@@ -222,7 +269,8 @@ PackArenaPass::packFunction(FunctionOpInterface func, PackAlgorithm algo,
     OpBuilder builder(func.getContext());
     builder.setInsertionPointToStart(&entry);
     auto arenaType = MemRefType::get({static_cast<int64_t>(result.arena)},
-                                     builder.getI8Type());
+                                     builder.getI8Type(),
+                                     MemRefLayoutAttrInterface(), space);
     auto arena = ArenaOp::create(builder, func.getLoc(), arenaType,
                                  builder.getI64IntegerAttr(arenaAlignment));
     for (auto [k, i] : llvm::enumerate(planned)) {
@@ -241,8 +289,6 @@ PackArenaPass::packFunction(FunctionOpInterface func, PackAlgorithm algo,
       alloc.getResult().replaceAllUsesWith(view.getResult());
       alloc.erase();
     }
-    for (memref::DeallocOp op : plannedDeallocs)
-      op.erase();
   }
   reports.push_back(std::move(report));
   return success();

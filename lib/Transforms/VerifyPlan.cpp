@@ -25,7 +25,7 @@ struct VerifyPlanPass
   void runOnOperation() override {
     WalkResult walk = getOperation()->walk([&](FunctionOpInterface func) {
       if (func.isExternal() || isHostFunction(func) ||
-          succeeded(verifyFunction(func)))
+          isUnplannedFunction(func) || succeeded(verifyFunction(func)))
         return WalkResult::advance();
       return WalkResult::interrupt();
     });
@@ -35,55 +35,81 @@ struct VerifyPlanPass
   }
 
   static LogicalResult verifyFunction(FunctionOpInterface func) {
+    // At most one arena per memory space.
     SmallVector<ArenaOp> arenas;
-    func.walk([&](ArenaOp op) { arenas.push_back(op); });
-    if (arenas.size() > 1)
-      return func.emitError("function has ")
-             << arenas.size() << " arenas; memplan plans one per function";
+    DenseMap<Attribute, ArenaOp> arenaOfSpace;
+    WalkResult walk = func.walk([&](ArenaOp op) {
+      auto [it, inserted] =
+          arenaOfSpace.try_emplace(op.getType().getMemorySpace(), op);
+      if (!inserted) {
+        InFlightDiagnostic diag =
+            op.emitError("second memplan.arena in the same memory space; "
+                         "memplan plans one per function and memory space");
+        diag.attachNote(it->second.getLoc()) << "the first one";
+        return WalkResult::interrupt();
+      }
+      arenas.push_back(op);
+      return WalkResult::advance();
+    });
+    if (walk.wasInterrupted())
+      return failure();
     if (auto budget = func->getAttrOfType<IntegerAttr>(
-            MemplanDialect::getBudgetAttrName());
-        budget && !arenas.empty() &&
-        arenas.front().getSizeInBytes() > budget.getInt())
-      return arenas.front().emitError("arena of ")
-             << arenas.front().getSizeInBytes()
-             << " bytes exceeds the budget of " << budget.getInt() << " bytes";
+            MemplanDialect::getBudgetAttrName()))
+      for (ArenaOp arena : arenas)
+        if (arena.getSizeInBytes() > budget.getInt())
+          return arena.emitError("arena of ")
+                 << arena.getSizeInBytes() << " bytes exceeds the budget of "
+                 << budget.getInt() << " bytes";
     FailureOr<FunctionLifetimes> lifetimes = FunctionLifetimes::analyze(func);
     if (failed(lifetimes))
       return failure();
 
-    std::vector<PackItem> items;
-    std::vector<uint64_t> offsets;
-    SmallVector<ViewOp> views;
+    // The views of each arena, checked against each other.
+    struct Placed {
+      std::vector<PackItem> items;
+      std::vector<uint64_t> offsets;
+      SmallVector<ViewOp> views;
+    };
+    SmallVector<Placed> placed(arenas.size());
     for (const Root &root : lifetimes->getRoots()) {
       auto view = root.value.getDefiningOp<ViewOp>();
       if (!view)
         continue;
-      if (arenas.empty() || view.getArena() != arenas.front().getResult())
+      auto *arena = llvm::find_if(
+          arenas, [&](ArenaOp a) { return view.getArena() == a.getResult(); });
+      if (arena == arenas.end())
         return view.emitError(
-            "view does not take its function's memplan.arena");
+            "view does not take one of its function's memplan.arenas");
       if (root.returned)
         return view.emitError("view escapes its function: a buffer in the "
                               "arena is returned");
       PlacementAttr placement = view.getPlacement();
       uint64_t offset = placement.getOffset(), size = placement.getSize();
-      uint64_t arenaBytes = arenas.front().getSizeInBytes();
+      uint64_t arenaBytes = arena->getSizeInBytes();
       if (offset + size > arenaBytes)
         return view.emitError("view [")
                << offset << ", " << offset + size << ") ends past its arena of "
                << arenaBytes << " bytes";
-      items.push_back(
+      Placed &group = placed[arena - arenas.begin()];
+      group.items.push_back(
           {root.live, size, static_cast<uint64_t>(placement.getAlignment())});
-      offsets.push_back(offset);
-      views.push_back(view);
+      group.offsets.push_back(offset);
+      group.views.push_back(view);
     }
-    if (auto clash = findPackingClash(items, offsets)) {
+    for (Placed &group : placed) {
+      auto clash = findPackingClash(group.items, group.offsets);
+      if (!clash)
+        continue;
       auto [first, second] = *clash;
+      const auto &items = group.items;
+      const auto &offsets = group.offsets;
       InFlightDiagnostic diag =
-          views[second].emitError("buffers overlap in time and share bytes: [")
+          group.views[second].emitError(
+              "buffers overlap in time and share bytes: [")
           << offsets[second] << ", " << offsets[second] + items[second].size
           << ") live on [" << items[second].live.start << ", "
           << items[second].live.end << ")";
-      diag.attachNote(views[first].getLoc())
+      diag.attachNote(group.views[first].getLoc())
           << "clashes with this buffer: [" << offsets[first] << ", "
           << offsets[first] + items[first].size << ") live on ["
           << items[first].live.start << ", " << items[first].live.end << ")";

@@ -35,3 +35,11 @@ func.func @nested_arena(%c: i1) {
   }
   return
 }
+
+// -----
+
+func.func @arena_in_other_space() {
+  // expected-error @+1 {{memplan.arena in memory space 1 in a device function: the device arena is in the default (global) memory space}}
+  %a = memplan.arena alignment(64) : memref<64xi8, 1>
+  return
+}

@@ -219,3 +219,12 @@ func.func @lifetime_arg_array(%a: memref<4xf32> {memplan.lifetime = [#memplan.li
 func.func @unknown_attribute() attributes {memplan.offset = 3} {
   return
 }
+
+// -----
+
+func.func @view_other_memory_space() {
+  %a = memplan.arena alignment(64) : memref<128xi8>
+  // expected-error @+1 {{result memory space 1 differs from its arena's (default)}}
+  %v = memplan.view %a[<offset = 0, size = 64, alignment = 64>] : memref<128xi8> to memref<16xf32, 1>
+  return
+}

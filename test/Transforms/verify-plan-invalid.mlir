@@ -26,10 +26,27 @@ func.func @partial_overlap(%f: f32) {
 
 // -----
 
-// expected-error @+1 {{function has 2 arenas; memplan plans one per function}}
 func.func @two_arenas() {
+  // expected-note @+1 {{the first one}}
   %a = memplan.arena alignment(64) : memref<64xi8>
+  // expected-error @+1 {{second memplan.arena in the same memory space; memplan plans one per function and memory space}}
   %b = memplan.arena alignment(64) : memref<64xi8>
+  return
+}
+
+// -----
+
+// One arena per memory space is fine; a clash is found within a space.
+func.func @clash_in_second_space() {
+  %a0 = memplan.arena alignment(16) : memref<64xi8>
+  %a1 = memplan.arena alignment(16) : memref<128xi8, 1>
+  %x = memplan.view %a0[<offset = 0, size = 64, alignment = 16>] : memref<64xi8> to memref<16xf32>
+  // expected-note @+1 {{clashes with this buffer: [0, 64) live on [3, 6)}}
+  %p = memplan.view %a1[<offset = 0, size = 64, alignment = 16>] : memref<128xi8, 1> to memref<16xf32, 1>
+  // expected-error @+1 {{buffers overlap in time and share bytes: [32, 96)}}
+  %q = memplan.view %a1[<offset = 32, size = 64, alignment = 16>] : memref<128xi8, 1> to memref<16xf32, 1>
+  memref.copy %p, %q : memref<16xf32, 1> to memref<16xf32, 1>
+  memref.copy %q, %x : memref<16xf32, 1> to memref<16xf32>
   return
 }
 
@@ -37,7 +54,7 @@ func.func @two_arenas() {
 
 func.func @foreign_arena(%bytes: memref<64xi8>) {
   %arena = memplan.arena alignment(64) : memref<64xi8>
-  // expected-error @+1 {{view does not take its function's memplan.arena}}
+  // expected-error @+1 {{view does not take one of its function's memplan.arenas}}
   %a = memplan.view %bytes[<offset = 0, size = 64, alignment = 64>] : memref<64xi8> to memref<16xf32>
   return
 }

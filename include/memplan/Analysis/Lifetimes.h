@@ -36,6 +36,8 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallVector.h"
 
+#include <optional>
+
 namespace mlir {
 namespace memplan {
 
@@ -112,6 +114,16 @@ private:
 
   friend class LifetimeBuilder;
 };
+
+/// The lifetimes of `func` for a pass that plans it, with the per-function
+/// fallback. A function already marked `memplan.unplanned` gives
+/// std::nullopt. When the analysis rejects `func`: with `strict` its errors
+/// stand and the result is failure; otherwise the first error becomes a
+/// warning at the same location ("memplan leaves @f unplanned: <why>", with
+/// its notes), the function is marked `memplan.unplanned = "<why>"`, and the
+/// result is std::nullopt (leave the function as it is).
+FailureOr<std::optional<FunctionLifetimes>>
+analyzeForPlanning(FunctionOpInterface func, bool strict);
 
 /// "<op name> @ <file:line:col>": how reports and remat decisions name the
 /// buffer an op creates (a recomputed op's `memplan.recompute` location name

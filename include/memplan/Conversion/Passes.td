@@ -61,6 +61,8 @@ def ConvertMemplanToGPUPass
     runtime; kernels are made by `memplan-gpu-map-loops`.
 
     Rejections (located errors; the pass fails):
+    - `memplan.arena in memory space S in a device function: the device
+      arena is in the default (global) memory space`
     - `memplan.arena must be in a single-block function body`
     - `memref.alloca in a device function: kernels cannot read host stack
       memory`
@@ -130,6 +132,30 @@ def GPUMapLoopsPass : Pass<"memplan-gpu-map-loops", "::mlir::ModuleOp"> {
                            "::mlir::linalg::LinalgDialect",
                            "::mlir::memref::MemRefDialect",
                            "::mlir::scf::SCFDialect"];
+}
+
+def VerifyLoweredPass : Pass<"memplan-verify-lowered", "::mlir::ModuleOp"> {
+  let summary = "Check that a lowered module holds only what its target runs";
+  let description = [{
+    The last stage of `memplan-pipeline`: after lowering, every op must be
+    one the target's translation and runner accept. For `target=cpu` that is
+    the `llvm` dialect and `builtin.module`; for `target=nvvm` also
+    `gpu.binary` (the serialized kernels) and `gpu.launch_func` (which
+    `mlir-translate` turns into runtime calls). Anything else (a `vector`, `ub`,
+    `math` or `memref` op that no lowering handled, an
+    `unrealized_conversion_cast`, ...) would make `mlir-runner` or
+    `mlir-translate` fail on the output, so the pipeline fails instead.
+    Changes nothing.
+
+    Rejections (located errors, one per distinct op name, at its first
+    occurrence; the pass fails):
+    - `'<op>' is left after lowering for target=<t>: no stage of the
+      pipeline lowers it, so the output would not run`
+  }];
+  let options = [
+    Option<"target", "target", "std::string", /*default=*/"\"cpu\"",
+           "The target whose dialects are allowed: cpu or nvvm">,
+  ];
 }
 
 #endif // MEMPLAN_CONVERSION_PASSES

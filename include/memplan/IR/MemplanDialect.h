@@ -22,6 +22,17 @@ inline constexpr llvm::StringLiteral kRecomputeLocName = "memplan.recompute";
 inline bool isHostFunction(Operation *func) {
   return func->hasAttr(MemplanDialect::getHostAttrName());
 }
+
+/// A memory space as diagnostics and reports name it: "default" for none,
+/// the number for an integer space, the attribute as MLIR prints it
+/// otherwise.
+std::string describeMemorySpace(Attribute space);
+
+/// True for a function an earlier memplan pass left unplanned
+/// (`memplan.unplanned`): later passes leave it as it is.
+inline bool isUnplannedFunction(Operation *func) {
+  return func->hasAttr(MemplanDialect::getUnplannedAttrName());
+}
 } // namespace memplan
 } // namespace mlir
 

@@ -49,6 +49,11 @@ def Memplan_Dialect : Dialect {
     /// memplan neither plans its buffers nor offloads its ops to a device
     /// (the driver of a device program).
     static ::llvm::StringRef getHostAttrName() { return "memplan.host"; }
+    /// The discardable string attribute that marks a function memplan left
+    /// unplanned (per-function fallback), with the reason.
+    static ::llvm::StringRef getUnplannedAttrName() {
+      return "memplan.unplanned";
+    }
   }];
 }
 

@@ -70,6 +70,12 @@ struct MemplanPipelineOptions
                      "cost-threshold, sqrt, budget, chain, optimal); default: "
                      "budget with a budget, none without"),
       llvm::cl::init("")};
+  PassOptions::Option<bool> strict{
+      *this, "strict",
+      llvm::cl::desc("Reject the module when a function cannot be planned "
+                     "(default: leave that function unplanned, with a "
+                     "warning saying why, and plan the others)"),
+      llvm::cl::init(false)};
   PassOptions::Option<std::string> report{
       *this, "report", llvm::cl::desc("Write the JSON v1 plan report here"),
       llvm::cl::init("")};
@@ -136,6 +142,11 @@ void buildMemplanPipeline(OpPassManager &pm,
                           const MemplanPipelineOptions &options);
 
 /// Appends upstream's lowering of a memref-level program to the LLVM dialect.
+/// Upstream (and memplan) preparation of linalg-on-tensors for planning and
+/// bufferization: transform scripts dropped, elementwise ops to linalg,
+/// pack/unpack lowered. Registered as `memplan-prepare`.
+void buildPreparePipeline(OpPassManager &pm);
+
 void buildLowerToLLVMPipeline(OpPassManager &pm);
 
 /// Appends the device lowering of a memref-level program: device functions'

@@ -58,6 +58,12 @@ struct ReportFunction {
   std::string algorithm;
   bool optimal = false;
   std::vector<ReportBuffer> buffers;
+  /// The arena's memory space as MLIR prints it; empty for the default space
+  /// (a function has one arena per memory space, each its own entry).
+  std::string memorySpace;
+  /// Why the function was left unplanned (per-function fallback); empty when
+  /// it was planned. An unplanned function has no arena and no buffers.
+  std::string unplannedReason;
   /// Present when rematerialization ran.
   std::optional<RematReport> remat;
 };

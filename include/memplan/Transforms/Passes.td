@@ -51,7 +51,16 @@ def AnnotateLifetimesPass : Pass<"memplan-annotate-lifetimes"> {
     until the return op's step + 1; an unused value on `[d, d+1)`.
     `memref.dealloc` is not a use.
 
-    **Rejections.** Each is a located error and the pass fails:
+    **Per-function fallback.** A function the analysis rejects is left as it
+    is: the first reason becomes a located warning `memplan leaves @f
+    unplanned: <reason>` (with its notes), the function is marked
+    `memplan.unplanned = "<reason>"` so that later memplan passes leave it
+    too, and the other functions are annotated. With `strict` the reasons are
+    errors and the pass fails instead. Functions at every module nesting
+    level are handled alike.
+
+    **Rejections.** Each is a located error with `strict` (a warning and a
+    fallback otherwise):
     - `unranked type ... is not supported: memplan plans static shapes` and
       `dynamic shape ... is not supported: memplan plans static shapes`, on a
       root or a function argument (a view of a static root may be dynamic or
@@ -73,6 +82,11 @@ def AnnotateLifetimesPass : Pass<"memplan-annotate-lifetimes"> {
       comes from` (a region-branch result or region argument that no
       terminator or entry operand forwards to)
   }];
+  let options = [
+    Option<"strict", "strict", "bool", /*default=*/"false",
+           "Reject a function the analysis cannot handle (an error) instead "
+           "of leaving it unplanned with a warning">,
+  ];
   let dependentDialects = ["::mlir::memplan::MemplanDialect"];
 }
 
@@ -83,7 +97,9 @@ def PackArenaPass : Pass<"memplan-pack-arena", "::mlir::ModuleOp"> {
     module. Every static-shaped, identity-layout `memref.alloc` that the
     lifetime analysis plans (not returned) and that does not escape becomes
     a `memplan.view` into one `memplan.arena` created at the function's
-    entry; the `memref.dealloc`s of those buffers disappear. An allocation
+    entry — one arena per memory space, in the space of its buffers, each
+    packed and reported on its own (the report's `memory_space` field names
+    a non-default space); the `memref.dealloc`s of those buffers disappear. An allocation
     escapes when any value sharing its buffer is passed to a call (the callee
     may keep it) or freed together with a buffer that is not planned; escaping
     and returned allocations, zero-byte ones and those with a layout are left
@@ -99,8 +115,14 @@ def PackArenaPass : Pass<"memplan-pack-arena", "::mlir::ModuleOp"> {
     best and exact), `report=<file.json>` (the JSON v1 report of
     ../shared/design.md), `html=<file.html>` (a self-contained picture).
 
+    A function the lifetime analysis rejects is left as it is, with the
+    fallback of `memplan-annotate-lifetimes` (a warning, `memplan.unplanned`;
+    an error with `strict`); functions already marked `memplan.unplanned` are
+    skipped. The report lists each such function with `"unplanned":
+    "<reason>"` and no arena.
+
     Rejections (located errors; the pass fails): everything the lifetime
-    analysis rejects, and
+    analysis rejects when `strict`, and
     - `unknown packing algorithm '...'`
     - `alignment must be a power of two, got N`
     - `time-limit X is not a number of seconds in (0, 1e6]`
@@ -121,6 +143,9 @@ def PackArenaPass : Pass<"memplan-pack-arena", "::mlir::ModuleOp"> {
            "Write the JSON v1 plan report to this file">,
     Option<"html", "html", "std::string", /*default=*/"\"\"",
            "Write a self-contained HTML picture of the plan to this file">,
+    Option<"strict", "strict", "bool", /*default=*/"false",
+           "Reject a function the analysis cannot handle (an error) instead "
+           "of leaving it unplanned with a warning">,
   ];
   let dependentDialects = ["::mlir::memplan::MemplanDialect",
                            "::mlir::memref::MemRefDialect"];
@@ -130,16 +155,25 @@ def VerifyPlanPass : Pass<"memplan-verify-plan"> {
   let summary = "Check a packed plan independently of the packer";
   let description = [{
     Recomputes the lifetimes of every function from the IR and checks its
-    plan: at most one `memplan.arena` per function, every `memplan.view`
-    takes that arena, lies inside it, has an offset that is a multiple of its
+    plan: at most one `memplan.arena` per function and memory space, every
+    `memplan.view` takes one of them (in its own memory space: the view's
+    verifier checks that), lies inside it, has an offset that is a multiple of its
     placement's alignment, no two views whose lifetimes overlap share a
     byte, and, when the function carries `memplan.budget`, the arena is no
-    larger than the budget. Changes nothing.
+    larger than the budget. Functions marked `memplan.unplanned` are
+    skipped. Changes nothing.
+
+    A function the lifetime analysis rejects is left as it is, with the
+    fallback of `memplan-annotate-lifetimes` (a warning, `memplan.unplanned`;
+    an error with `strict`); functions already marked `memplan.unplanned` are
+    skipped. The report lists each such function with `"unplanned":
+    "<reason>"` and no arena.
 
     Rejections (located errors; the pass fails): everything the lifetime
-    analysis rejects, and
-    - `function has N arenas; memplan plans one per function`
-    - `view does not take its function's memplan.arena`
+    analysis rejects when `strict`, and
+    - `second memplan.arena in the same memory space; memplan plans one per
+      function and memory space` (with a note at the first one)
+    - `view does not take one of its function's memplan.arenas`
     - `view [a, b) ends past its arena of N bytes`
     - `buffers overlap in time and share bytes` on the later view, with a note
       `clashes with this buffer` on the other
@@ -262,6 +296,42 @@ def MaterializeRematPass : Pass<"memplan-materialize-remat"> {
     are now ordinary ops whose buffers the lifetime analysis and the packer
     see. Rejects nothing.
   }];
+}
+
+def DropTransformScriptsPass
+    : Pass<"memplan-drop-transform-scripts", "::mlir::ModuleOp"> {
+  let summary = "Remove transform-dialect scripts from a payload module";
+  let description = [{
+    Transform scripts (`transform.named_sequence`, `transform.sequence`, ...)
+    describe how to rewrite the payload; memplan does not interpret them.
+    Apply them first (`--transform-interpreter`) when the program depends on
+    them. This pass erases every top-level op of the `transform` dialect at
+    any module nesting level, and the `transform.with_named_sequence` module
+    attribute, each with a located warning:
+    - `memplan drops the transform script '...': apply it first with
+      --transform-interpreter if the program needs it`
+    Rejects nothing; the payload is left unchanged.
+  }];
+}
+
+def LowerPackUnpackPass : Pass<"memplan-lower-pack-unpack"> {
+  let summary = "Lower linalg.pack/unpack on tensors to pad, reshape, "
+                "transpose and slice ops";
+  let description = [{
+    Upstream one-shot-bufferize does not bufferize `linalg.pack` and
+    `linalg.unpack`. This pass rewrites each one on static-shaped tensors with
+    upstream's `linalg::lowerPack` (`tensor.pad`, `tensor.expand_shape`,
+    `linalg.transpose`) and `linalg::lowerUnPack` (`tensor.empty`,
+    `linalg.transpose`, `tensor.collapse_shape`, `tensor.extract_slice`,
+    `linalg.copy`), which the lifetime analysis and bufferization handle. It
+    computes the same values.
+
+    Rejections (located errors; the pass fails):
+    - `memplan cannot lower this 'linalg.pack'` / `'linalg.unpack'` (upstream's
+      lowering refused it, e.g. dynamic tiles or memref operands)
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
 }
 
 #endif // MEMPLAN_TRANSFORMS_PASSES
