@@ -33,7 +33,8 @@ struct VerifyLoweredPass
     }
     llvm::StringSet<> reported;
     getOperation()->walk([&](Operation *op) {
-      if (isa<ModuleOp>(op) || isa<LLVM::LLVMDialect>(op->getDialect()) ||
+      if (isa<ModuleOp>(op) ||
+          isa_and_present<LLVM::LLVMDialect>(op->getDialect()) ||
           (nvvm && isa<gpu::BinaryOp, gpu::LaunchFuncOp>(op)))
         return;
       if (!reported.insert(op->getName().getStringRef()).second)
