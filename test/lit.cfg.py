@@ -68,6 +68,8 @@ config.substitutions.append(
 config.substitutions.append(
     ("%compare_outputs", sys.executable + " " + os.path.join(config.test_source_root, "Utils", "compare-outputs.py")))
 config.substitutions.append(
+    ("%compare_arenas", sys.executable + " " + os.path.join(config.test_source_root, "Utils", "compare-arenas.py")))
+config.substitutions.append(
     ("%expect_exit", "bash " + os.path.join(config.test_source_root, "Utils", "expect-exit.sh")))
 
 # The tool directory, for scripts that run the tools themselves (the fuzz

@@ -7,14 +7,20 @@
 #include "memplan/Analysis/Lifetimes.h"
 #include "memplan/IR/MemplanOps.h"
 
+#include "mlir/Analysis/Liveness.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Vector/Interfaces/MaskingOpInterface.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Interfaces/CallInterfaces.h"
 #include "mlir/Interfaces/ControlFlowInterfaces.h"
 #include "mlir/Interfaces/DestinationStyleOpInterface.h"
+#include "mlir/Interfaces/LoopLikeInterface.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "llvm/ADT/DenseSet.h"
 
@@ -23,6 +29,19 @@ using namespace mlir::memplan;
 
 static bool isBufferType(Type type) {
   return isa<TensorType, BaseMemRefType>(type);
+}
+
+/// Region ops that are not region branches but whose regions run as control
+/// flow, in place, possibly many times: loops (affine.parallel, ...) and
+/// masks (vector.mask). Their nested ops get steps and may create buffers.
+/// Nothing forwards values across their region boundaries (their results are
+/// destination-style, a mask's masked results, or rejected), so a buffer
+/// created inside stays inside: one slot serves every iteration. Regions of
+/// other ops (linalg bodies, ...) are payloads.
+static bool isControlRegionOp(Operation *op) {
+  if (isa<RegionBranchOpInterface, linalg::LinalgOp>(op))
+    return false;
+  return isa<LoopLikeOpInterface, vector::MaskingOpInterface>(op);
 }
 
 /// Ranked and static, or a located error.
@@ -37,15 +56,17 @@ static LogicalResult checkStaticShape(Location loc, Type type) {
   return success();
 }
 
-FailureOr<uint64_t> mlir::memplan::getCheckedStorageBytes(Location loc,
-                                                          Type type) {
+FailureOr<uint64_t>
+mlir::memplan::getCheckedStorageBytes(Location loc, Type type,
+                                      const DataLayout &layout) {
   if (failed(checkStaticShape(loc, type)))
     return failure();
   auto shaped = cast<ShapedType>(type);
-  if (!getElementStorageBytes(shaped.getElementType()))
+  if (!getElementStorageBytes(shaped.getElementType(), layout))
     return emitError(loc) << "element type " << shaped.getElementType()
-                          << " of " << type << " has no fixed bit width";
-  std::optional<uint64_t> bytes = getStaticStorageBytes(shaped);
+                          << " of " << type
+                          << " has no storage size in the data layout";
+  std::optional<uint64_t> bytes = getStaticStorageBytes(shaped, layout);
   if (!bytes)
     return emitError(loc) << "the size of " << type << " overflows 64 bits";
   return *bytes;
@@ -106,7 +127,7 @@ namespace memplan {
 class LifetimeBuilder {
 public:
   LifetimeBuilder(FunctionOpInterface func, FunctionLifetimes &out)
-      : func(func), out(out) {}
+      : func(func), out(out), layout(DataLayout::closest(func)) {}
 
   LogicalResult run();
 
@@ -119,6 +140,12 @@ private:
   LogicalResult addForwarding(Operation *op, ValueRange operands,
                               ValueRange inputs);
   LogicalResult checkLoopCarried(ArrayRef<unsigned> members);
+  LogicalResult addCFGEdges(Operation *terminator);
+  void extendByBlockLiveness(const Liveness &liveness,
+                             MutableArrayRef<Interval> valueLive);
+  LogicalResult checkCFGLoopCarried(const Liveness &liveness);
+  bool isLiveAcross(const Liveness &liveness, Value value, Operation *op);
+  Operation *getTopLevelAncestor(Operation *op) const;
   int64_t defStep(Value value) const;
   int64_t useStep(Value value, Operation *user) const;
   bool isStepped(Operation *op) const { return out.steps.count(op); }
@@ -139,6 +166,7 @@ private:
 
   mutable FunctionOpInterface func;
   FunctionLifetimes &out;
+  DataLayout layout;
   SmallVector<Operation *> steppedOps;
   // Every analysed tensor/memref value, its id and union-find parent.
   SmallVector<Value> values;
@@ -149,6 +177,8 @@ private:
   // Region-branch results and region arguments must be reached by an edge.
   SmallVector<Value> needIncoming;
   DenseSet<Value> hasIncoming;
+  // The first and last step of each block of the function body.
+  DenseMap<Block *, std::pair<int64_t, int64_t>> blockSteps;
 };
 } // namespace memplan
 } // namespace mlir
@@ -177,7 +207,7 @@ LogicalResult LifetimeBuilder::numberSteps(Block &block, int64_t &next) {
     steppedOps.push_back(&op);
     if (op.getNumRegions() == 0)
       continue;
-    if (!isa<RegionBranchOpInterface>(op)) {
+    if (!isa<RegionBranchOpInterface>(op) && !isControlRegionOp(&op)) {
       if (failed(checkPayload(&op)))
         return failure();
       continue;
@@ -205,6 +235,7 @@ LogicalResult LifetimeBuilder::addValue(Value value, Location loc) {
   // classified, arguments here); an alias may be a dynamic or unranked view.
   if (auto arg = dyn_cast<BlockArgument>(value);
       arg && arg.getOwner()->getParentOp() == func.getOperation() &&
+      arg.getOwner()->isEntryBlock() &&
       failed(checkStaticShape(loc, value.getType())))
     return failure();
   ids[value] = values.size();
@@ -260,7 +291,8 @@ LogicalResult LifetimeBuilder::classifyResults(Operation *op) {
        llvm::all_of(op->getResultTypes(),
                     [](Type t) { return isa<TensorType>(t); }))) {
     for (Value result : results)
-      if (failed(getCheckedStorageBytes(op->getLoc(), result.getType())))
+      if (failed(
+              getCheckedStorageBytes(op->getLoc(), result.getType(), layout)))
         return failure();
     return markAll(RootKind::Allocated);
   }
@@ -269,6 +301,24 @@ LogicalResult LifetimeBuilder::classifyResults(Operation *op) {
     for (Value result : results)
       edges.push_back({source, result});
     return success();
+  }
+  // A select may be either of its values (memplan-double-buffer's slots).
+  if (auto select = dyn_cast<arith::SelectOp>(op)) {
+    edges.push_back({select.getTrueValue(), select.getResult()});
+    edges.push_back({select.getFalseValue(), select.getResult()});
+    return success();
+  }
+  // A mask's results are what its masked op yields.
+  if (isa<vector::MaskingOpInterface>(op) && op->getNumRegions() == 1 &&
+      !op->getRegion(0).empty()) {
+    Operation *yield = op->getRegion(0).front().getTerminator();
+    if (yield && yield->getNumOperands() == op->getNumResults()) {
+      for (auto [yielded, result] :
+           llvm::zip(yield->getOperands(), op->getResults()))
+        if (isBufferType(result.getType()))
+          edges.push_back({yielded, result});
+      return success();
+    }
   }
   // Destination-style results share the buffer of their init.
   if (auto dps = dyn_cast<DestinationStyleOpInterface>(op)) {
@@ -342,12 +392,16 @@ LogicalResult LifetimeBuilder::addBranchEdges(RegionBranchOpInterface branch) {
 
 int64_t LifetimeBuilder::defStep(Value value) const {
   if (auto arg = dyn_cast<BlockArgument>(value)) {
-    Operation *owner = arg.getOwner()->getParentOp();
-    return owner == func.getOperation() ? 0 : out.getStep(owner);
+    Block *block = arg.getOwner();
+    if (block->getParentOp() != func.getOperation())
+      return out.getStep(block->getParentOp());
+    // Arguments of the entry block are live from step 0, those of another
+    // block from its first step.
+    return block->isEntryBlock() ? 0 : blockSteps.lookup(block).first;
   }
   // Results of a region op exist once it finishes: at its last nested step.
   Operation *def = value.getDefiningOp();
-  if (isa<RegionBranchOpInterface>(def))
+  if (isa<RegionBranchOpInterface>(def) || isControlRegionOp(def))
     return out.getLastNestedStep(def);
   return out.getStep(def);
 }
@@ -403,18 +457,140 @@ LogicalResult LifetimeBuilder::checkLoopCarried(ArrayRef<unsigned> members) {
   return success();
 }
 
+LogicalResult LifetimeBuilder::addCFGEdges(Operation *terminator) {
+  if (terminator->getNumSuccessors() == 0)
+    return success();
+  auto branch = dyn_cast<BranchOpInterface>(terminator);
+  for (auto [index, successor] : llvm::enumerate(terminator->getSuccessors())) {
+    ValueRange inputs = successor->getArguments();
+    if (!branch) {
+      if (llvm::any_of(inputs.getTypes(), isBufferType))
+        return terminator->emitError("memplan cannot follow the tensors or "
+                                     "memrefs passed to a successor by '")
+               << terminator->getName()
+               << "': it does not implement BranchOpInterface";
+      continue;
+    }
+    SuccessorOperands operands = branch.getSuccessorOperands(index);
+    // Arguments the terminator produces itself are new values, not buffers
+    // forwarded from the block.
+    unsigned produced = operands.getProducedOperandCount();
+    if (llvm::any_of(inputs.take_front(produced).getTypes(), isBufferType))
+      return terminator->emitError("memplan cannot analyse a tensor or memref "
+                                   "produced by the terminator '")
+             << terminator->getName() << "' for its successor";
+    if (failed(addForwarding(terminator, operands.getForwardedOperands(),
+                             inputs.drop_front(produced))))
+      return failure();
+  }
+  return success();
+}
+
+Operation *LifetimeBuilder::getTopLevelAncestor(Operation *op) const {
+  Region &body = func.getFunctionBody();
+  return body.findAncestorOpInRegion(*op);
+}
+
+void LifetimeBuilder::extendByBlockLiveness(
+    const Liveness &liveness, MutableArrayRef<Interval> valueLive) {
+  // A value live into (out of) a block is live at its first (last) step:
+  // around a loop of blocks, that covers every block of the loop whatever
+  // their order in the region.
+  for (Block &block : func.getFunctionBody()) {
+    auto [first, last] = blockSteps.lookup(&block);
+    auto extend = [&](const Liveness::ValueSetT &set, int64_t step) {
+      for (Value value : set) {
+        auto it = ids.find(value);
+        if (it == ids.end())
+          continue;
+        Interval &live = valueLive[it->second];
+        live.start = std::min(live.start, step);
+        live.end = std::max(live.end, step + 1);
+      }
+    };
+    extend(liveness.getLiveIn(&block), first);
+    extend(liveness.getLiveOut(&block), last);
+  }
+}
+
+bool LifetimeBuilder::isLiveAcross(const Liveness &liveness, Value value,
+                                   Operation *op) {
+  Block *block = op->getBlock();
+  // Live just before `op`: live into its block, or defined earlier in it.
+  bool before = liveness.getLiveIn(block).contains(value);
+  if (!before) {
+    if (auto arg = dyn_cast<BlockArgument>(value))
+      before = arg.getOwner() == block;
+    else if (Operation *def =
+                 block->findAncestorOpInBlock(*value.getDefiningOp()))
+      before = def != op && def->isBeforeInBlock(op);
+  }
+  if (!before)
+    return false;
+  // Still needed after `op`: live out of its block, or used later in it.
+  if (liveness.getLiveOut(block).contains(value))
+    return true;
+  for (Operation *user : value.getUsers()) {
+    if (isa<memref::DeallocOp>(user))
+      continue;
+    Operation *at = block->findAncestorOpInBlock(*user);
+    if (at && at != op && op->isBeforeInBlock(at))
+      return true;
+  }
+  return false;
+}
+
+LogicalResult LifetimeBuilder::checkCFGLoopCarried(const Liveness &liveness) {
+  // Values each value's buffer may flow to.
+  DenseMap<unsigned, SmallVector<unsigned, 2>> successors;
+  for (auto [source, target] : edges)
+    successors[ids.lookup(source)].push_back(ids.lookup(target));
+  for (auto [id, kind] : rootKind) {
+    if (kind != RootKind::Allocated && kind != RootKind::Placed)
+      continue;
+    Operation *def = values[id].getDefiningOp();
+    Operation *at = getTopLevelAncestor(def);
+    // Every value that may hold this root's buffer: if one of them is still
+    // live when the root is created again, an earlier instance of the buffer
+    // is (a cycle of blocks carries it), and one static slot cannot hold
+    // both.
+    SmallVector<unsigned> work{id};
+    DenseSet<unsigned> seen{id};
+    while (!work.empty()) {
+      unsigned current = work.pop_back_val();
+      Value value = values[current];
+      if (current != id && isLiveAcross(liveness, value, at)) {
+        InFlightDiagnostic diag = def->emitError(
+            "buffer allocated inside a loop of blocks is carried across "
+            "iterations; memplan cannot plan loop-carried allocations");
+        diag.attachNote(value.getLoc())
+            << "an earlier instance is still live here";
+        return diag;
+      }
+      for (unsigned next : successors.lookup(current))
+        if (seen.insert(next).second)
+          work.push_back(next);
+    }
+  }
+  return success();
+}
+
 LogicalResult LifetimeBuilder::run() {
   Region &body = func.getFunctionBody();
   if (body.empty())
     return success();
-  if (!body.hasOneBlock())
-    return func.emitError("function has ")
-           << llvm::range_size(body.getBlocks())
-           << " blocks; memplan supports single-block functions only";
 
+  // Steps: the blocks of the body in their order, each in program order.
   int64_t next = 0;
-  if (failed(numberSteps(body.front(), next)))
-    return failure();
+  for (Block &block : body) {
+    if (block.empty())
+      return func.emitError("memplan cannot analyse a block without a "
+                            "terminator");
+    int64_t first = next;
+    if (failed(numberSteps(block, next)))
+      return failure();
+    blockSteps[&block] = {first, out.getStep(&block.back())};
+  }
   out.numSteps = next;
 
   // Classify every tensor/memref value in program order.
@@ -424,23 +600,45 @@ LogicalResult LifetimeBuilder::run() {
     if (isBufferType(arg.getType()))
       markRoot(arg, RootKind::Argument);
   }
+  // Arguments of the other blocks are forwarded by their predecessors.
+  for (Block &block : llvm::drop_begin(body))
+    for (BlockArgument arg : block.getArguments()) {
+      if (failed(addValue(arg, arg.getLoc())))
+        return failure();
+      if (isBufferType(arg.getType()))
+        needIncoming.push_back(arg);
+    }
   for (Operation *op : steppedOps) {
     if (failed(classifyResults(op)))
       return failure();
-    if (auto branch = dyn_cast<RegionBranchOpInterface>(op)) {
+    if (isa<RegionBranchOpInterface>(op) || isControlRegionOp(op)) {
       for (Region &region : op->getRegions())
         for (Block &block : region)
-          for (BlockArgument arg : block.getArguments())
+          for (BlockArgument arg : block.getArguments()) {
             if (failed(addValue(arg, arg.getLoc())))
               return failure();
+            // Nothing says where a buffer argument of a control region
+            // comes from.
+            if (!isa<RegionBranchOpInterface>(op) &&
+                isBufferType(arg.getType()))
+              needIncoming.push_back(arg);
+          }
     }
   }
   for (Operation *op : steppedOps)
     if (auto branch = dyn_cast<RegionBranchOpInterface>(op))
       if (failed(addBranchEdges(branch)))
         return failure();
+  for (Block &block : body)
+    if (failed(addCFGEdges(&block.back())))
+      return failure();
   for (Value value : needIncoming)
     if (!hasIncoming.count(value)) {
+      if (auto arg = dyn_cast<BlockArgument>(value);
+          arg && arg.getOwner()->getParent() == &body)
+        return emitError(arg.getLoc(),
+                         "memplan cannot tell where the buffer of this block "
+                         "argument comes from: no predecessor forwards it");
       Operation *owner =
           isa<BlockArgument>(value)
               ? cast<BlockArgument>(value).getOwner()->getParentOp()
@@ -466,30 +664,45 @@ LogicalResult LifetimeBuilder::run() {
     classes[it->second].push_back(id);
   }
 
-  // Each class lives on the hull of its members' definitions and uses.
-  Operation *returnOp = body.front().getTerminator();
+  // Each value lives from its definition to its last use; in a function of
+  // several blocks, also wherever the CFG's liveness says it is live.
+  SmallVector<Interval> valueLive(values.size());
+  SmallVector<bool> valueReturned(values.size(), false);
+  for (unsigned id = 0, e = values.size(); id < e; ++id) {
+    Value value = values[id];
+    int64_t d = defStep(value), last = d;
+    for (OpOperand &use : value.getUses()) {
+      Operation *user = use.getOwner();
+      if (isa<memref::DeallocOp>(user))
+        continue; // the plan decides when memory is free
+      if (user->getParentRegion() == &body &&
+          user->hasTrait<OpTrait::ReturnLike>())
+        valueReturned[id] = true;
+      last = std::max(last, useStep(value, user));
+    }
+    valueLive[id] = {d, last + 1};
+  }
+  if (!body.hasOneBlock()) {
+    Liveness liveness(func.getOperation());
+    extendByBlockLiveness(liveness, valueLive);
+    if (failed(checkCFGLoopCarried(liveness)))
+      return failure();
+  }
+
+  // Each class lives on the hull of its members' intervals.
   SmallVector<Interval> classLive(classes.size());
   SmallVector<bool> classReturned(classes.size(), false);
   for (auto [index, members] : llvm::enumerate(classes)) {
     if (failed(checkLoopCarried(members)))
       return failure();
-    int64_t start = INT64_MAX, last = -1;
+    int64_t start = INT64_MAX, end = 0;
     for (unsigned id : members) {
-      Value value = values[id];
-      out.classOf[value] = index;
-      int64_t d = defStep(value);
-      start = std::min(start, d);
-      last = std::max(last, d);
-      for (OpOperand &use : value.getUses()) {
-        Operation *user = use.getOwner();
-        if (isa<memref::DeallocOp>(user))
-          continue; // the plan decides when memory is free
-        if (user == returnOp)
-          classReturned[index] = true;
-        last = std::max(last, useStep(value, user));
-      }
+      out.classOf[values[id]] = index;
+      start = std::min(start, valueLive[id].start);
+      end = std::max(end, valueLive[id].end);
+      classReturned[index] = classReturned[index] || valueReturned[id];
     }
-    classLive[index] = {start, last + 1};
+    classLive[index] = {start, end};
   }
 
   // Roots in value order: arguments first, then program order.
@@ -508,11 +721,12 @@ LogicalResult LifetimeBuilder::run() {
       root.size =
           cast<ViewOp>(root.value.getDefiningOp()).getPlacement().getSize();
     else if (root.kind == RootKind::Allocated)
-      root.size =
-          *getStaticStorageBytes(cast<ShapedType>(root.value.getType()));
+      root.size = *getStaticStorageBytes(cast<ShapedType>(root.value.getType()),
+                                         layout);
     else
-      root.size = getStaticStorageBytes(cast<ShapedType>(root.value.getType()))
-                      .value_or(0);
+      root.size =
+          getStaticStorageBytes(cast<ShapedType>(root.value.getType()), layout)
+              .value_or(0);
     out.classRoots[index].push_back(out.roots.size());
     out.roots.push_back(root);
   }

@@ -16,11 +16,13 @@
 #include "memplan/IR/MemplanDialect.h"
 #include "memplan/IR/MemplanOps.h"
 
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/SymbolTable.h"
@@ -41,24 +43,14 @@ namespace {
 constexpr llvm::StringLiteral kArenaAcquire = "memplan_arena_acquire";
 constexpr llvm::StringLiteral kConstantAcquire = "memplan_constant_acquire";
 
-/// Bytes of a static identity-layout memref, or nullopt when the shape is
-/// dynamic or the byte count overflows 64 bits.
-std::optional<uint64_t> staticBytes(MemRefType type) {
-  if (!type.hasStaticShape())
+/// Bytes of a static memref as the LLVM lowering stores it (sizes from the
+/// data layout around `op`), or nullopt when the shape is dynamic, the element
+/// cannot be sized or the byte count does not fit in int64_t.
+std::optional<uint64_t> staticBytes(Operation *op, MemRefType type) {
+  std::optional<uint64_t> bytes =
+      getStaticStorageBytes(type, DataLayout::closest(op));
+  if (!bytes || *bytes > uint64_t(INT64_MAX))
     return std::nullopt;
-  Type elem = type.getElementType();
-  uint64_t elemBytes = elem.isIndex() ? 8 : 0;
-  if (elem.isIntOrFloat())
-    elemBytes = llvm::divideCeil(elem.getIntOrFloatBitWidth(), 8);
-  if (elemBytes == 0)
-    return std::nullopt;
-  uint64_t bytes = elemBytes;
-  for (int64_t dim : type.getShape()) {
-    bool overflow = false;
-    bytes = llvm::SaturatingMultiply(bytes, uint64_t(dim), &overflow);
-    if (overflow || bytes > uint64_t(INT64_MAX))
-      return std::nullopt;
-  }
   return bytes;
 }
 
@@ -126,16 +118,32 @@ struct ConvertMemplanToGPUPass
     SmallVector<memref::GetGlobalOp> globals;
     WalkResult walk = func.walk([&](Operation *op) -> WalkResult {
       if (auto arena = dyn_cast<ArenaOp>(op)) {
-        if (!func.getBody().hasOneBlock() ||
-            arena->getBlock() != &func.getBody().front())
+        if (arena->getBlock() != &func.getBody().front())
           return arena.emitError(
-              "memplan.arena must be in a single-block function body");
+              "memplan.arena must be in the entry block of a function body");
         if (arena.getType().getMemorySpace())
           return arena.emitError("memplan.arena in memory space ")
                  << describeMemorySpace(arena.getType().getMemorySpace())
                  << " in a device function: the device arena is in the "
                     "default (global) memory space";
         arenas.push_back(arena);
+      } else if (auto view = dyn_cast<ViewOp>(op)) {
+        // One slot per planned buffer: iterations of a parallel loop run at
+        // once on the device and would share it.
+        Operation *loop = op->getParentOp();
+        while (loop &&
+               !isa<scf::ParallelOp, scf::ForallOp, affine::AffineParallelOp>(
+                   loop))
+          loop = loop->getParentOp();
+        if (loop) {
+          InFlightDiagnostic diag =
+              view.emitError("planned buffer inside '")
+              << loop->getName()
+              << "' in a device function: its iterations run at once on the "
+                 "device and would share the buffer's one slot";
+          diag.attachNote(loop->getLoc()) << "parallel loop";
+          return diag;
+        }
       } else if (isa<memref::AllocaOp>(op)) {
         return op->emitError("memref.alloca in a device function: kernels "
                              "cannot read host stack memory");
@@ -155,7 +163,7 @@ struct ConvertMemplanToGPUPass
           return get.emitError("memref.get_global of a non-constant global in "
                                "a device function: its host memory is not "
                                "visible to kernels");
-        if (!staticBytes(get.getType()) ||
+        if (!staticBytes(get, get.getType()) ||
             !get.getType().getLayout().isIdentity())
           return get.emitError("dynamic shape ")
                  << get.getType()
@@ -216,7 +224,8 @@ struct ConvertMemplanToGPUPass
           loc, get.getResult());
       Value host64 = b.create<arith::IndexCastOp>(loc, i64, host);
       Value bytes = b.create<arith::ConstantOp>(
-          loc, i64, b.getI64IntegerAttr(int64_t(*staticBytes(get.getType()))));
+          loc, i64,
+          b.getI64IntegerAttr(int64_t(*staticBytes(get, get.getType()))));
       Value device = b.create<func::CallOp>(loc, acquire,
                                             ValueRange{address, host64, bytes})
                          .getResult(0);

@@ -38,18 +38,20 @@ struct ConvertMemplanToMemRefPass
 
   static LogicalResult convert(ArenaOp arena) {
     auto func = arena->getParentOfType<FunctionOpInterface>();
-    if (!func || !func.getFunctionBody().hasOneBlock() ||
-        arena->getBlock() != &func.getFunctionBody().front())
+    if (!func || arena->getBlock() != &func.getFunctionBody().front())
       return arena.emitError(
-          "memplan.arena must be in a single-block function body");
+          "memplan.arena must be in the entry block of a function body");
     OpBuilder builder(arena);
     auto alloc = builder.create<memref::AllocOp>(
         arena.getLoc(), arena.getType(),
         builder.getI64IntegerAttr(arena.getAlignment()));
-    // Freed at function exit.
-    Operation *terminator = func.getFunctionBody().front().getTerminator();
-    builder.setInsertionPoint(terminator);
-    builder.create<memref::DeallocOp>(arena.getLoc(), alloc);
+    // Freed at every exit of the function.
+    for (Block &block : func.getFunctionBody()) {
+      if (block.empty() || !block.back().hasTrait<OpTrait::ReturnLike>())
+        continue;
+      builder.setInsertionPoint(&block.back());
+      builder.create<memref::DeallocOp>(arena.getLoc(), alloc);
+    }
     replaceArena(arena, alloc.getResult());
     return success();
   }

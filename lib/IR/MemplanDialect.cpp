@@ -40,20 +40,33 @@ void MemplanDialect::initialize() {
 // Storage sizes
 //===----------------------------------------------------------------------===//
 
-std::optional<uint64_t> mlir::memplan::getElementStorageBytes(Type type) {
+std::optional<uint64_t>
+mlir::memplan::getElementStorageBytes(Type type, const DataLayout &layout) {
   if (auto complex = dyn_cast<ComplexType>(type)) {
     std::optional<uint64_t> part =
-        getElementStorageBytes(complex.getElementType());
-    if (!part)
+        getElementStorageBytes(complex.getElementType(), layout);
+    if (!part || *part > UINT64_MAX / 2)
       return std::nullopt;
     return 2 * *part;
   }
-  if (!isa<IntegerType, FloatType>(type))
+  // Only ask the layout about types it can size: it aborts on others.
+  if (auto vector = dyn_cast<VectorType>(type)) {
+    if (vector.isScalable() ||
+        !isa<IntegerType, FloatType, IndexType>(vector.getElementType()))
+      return std::nullopt;
+  } else if (!isa<IntegerType, FloatType, IndexType, DataLayoutTypeInterface>(
+                 type)) {
     return std::nullopt;
-  unsigned bits = type.getIntOrFloatBitWidth();
-  if (bits == 0)
+  }
+  llvm::TypeSize size = layout.getTypeSize(type);
+  if (size.isScalable() || size.getFixedValue() == 0)
     return std::nullopt;
-  return llvm::PowerOf2Ceil(llvm::divideCeil(bits, 8));
+  uint64_t alignment = std::max<uint64_t>(layout.getTypeABIAlignment(type), 1);
+  uint64_t bytes = llvm::alignTo(size.getFixedValue(), alignment);
+  if (type.isIntOrFloat())
+    bytes = std::max<uint64_t>(bytes, llvm::PowerOf2Ceil(llvm::divideCeil(
+                                          type.getIntOrFloatBitWidth(), 8)));
+  return bytes;
 }
 
 std::string mlir::memplan::describeMemorySpace(Attribute space) {
@@ -67,10 +80,13 @@ std::string mlir::memplan::describeMemorySpace(Attribute space) {
   return text;
 }
 
-std::optional<uint64_t> mlir::memplan::getStaticStorageBytes(ShapedType type) {
+std::optional<uint64_t>
+mlir::memplan::getStaticStorageBytes(ShapedType type,
+                                     const DataLayout &layout) {
   if (!type.hasRank() || !type.hasStaticShape())
     return std::nullopt;
-  std::optional<uint64_t> bytes = getElementStorageBytes(type.getElementType());
+  std::optional<uint64_t> bytes =
+      getElementStorageBytes(type.getElementType(), layout);
   if (!bytes)
     return std::nullopt;
   uint64_t total = *bytes;
@@ -216,12 +232,13 @@ LogicalResult ViewOp::verify() {
   MemRefType type = getType();
   if (!type.getLayout().isIdentity())
     return emitOpError("result must have the identity layout, got ") << type;
+  DataLayout layout = DataLayout::closest(*this);
   std::optional<uint64_t> elementBytes =
-      getElementStorageBytes(type.getElementType());
+      getElementStorageBytes(type.getElementType(), layout);
   if (!elementBytes)
     return emitOpError("element type ")
-           << type.getElementType() << " has no fixed bit width";
-  std::optional<uint64_t> bytes = getStaticStorageBytes(type);
+           << type.getElementType() << " has no storage size";
+  std::optional<uint64_t> bytes = getStaticStorageBytes(type, layout);
   if (!bytes)
     return emitOpError("result size overflows 64 bits");
   PlacementAttr placement = getPlacement();

@@ -38,7 +38,7 @@ void mlir::memplan::buildLowerToLLVMPipeline(OpPassManager &pm) {
   // Vector ops go through scf loops (transfers) before scf is lowered; math
   // ops without an LLVM intrinsic (erf, ...) become libm calls, which the
   // host process resolves (mlir-runner links libm).
-  appendUpstream(pm, "func.func(convert-linalg-to-loops),"
+  appendUpstream(pm, "func.func(convert-linalg-to-loops,lower-vector-mask),"
                      "convert-vector-to-scf,"
                      "expand-strided-metadata,lower-affine,convert-scf-to-cf,"
                      "convert-math-to-llvm,convert-math-to-libm,"
@@ -89,6 +89,11 @@ void mlir::memplan::buildLowerToNVVMPipeline(
 void mlir::memplan::buildMemplanPipeline(
     OpPassManager &pm, const MemplanPipelineOptions &options) {
   buildPreparePipeline(pm);
+  // Loop-carried buffers written at memref level get two alternating slots
+  // (one-shot-bufferize refuses to make them from tensors).
+  pm.addPass(createDoubleBufferPass());
+  // Work nobody needs (a frozen layer's weight gradient) takes no arena space.
+  pm.addPass(createRemoveDeadWorkPass());
   AnnotateLifetimesPassOptions annotate;
   annotate.strict = options.strict;
   pm.addPass(createAnnotateLifetimesPass(annotate));
@@ -143,7 +148,9 @@ void mlir::memplan::registerMemplanPipelines() {
   PassPipelineRegistration<MemplanPipelineOptions>(
       "memplan-pipeline",
       "The whole memplan flow for a training step in linalg-on-tensors: "
-      "prepare (memplan-prepare), annotate lifetimes, one-shot-bufferize, pack "
+      "prepare (memplan-prepare), two slots for loop-carried buffers "
+      "(memplan-double-buffer), erase dead work (memplan-remove-dead-work), "
+      "annotate lifetimes, one-shot-bufferize, pack "
       "one arena per function, "
       "verify the plan, then lower to the LLVM dialect for the host "
       "(target=cpu, ready for mlir-runner) or to GPU kernels and host code "
@@ -163,7 +170,8 @@ void mlir::memplan::registerMemplanPipelines() {
   PassPipelineRegistration<>(
       "memplan-lower-to-llvm",
       "Upstream lowering of a memref-level program to the LLVM dialect "
-      "(linalg to loops, vector transfers to loops, strided metadata, affine, "
+      "(linalg to loops, vector.mask to masked ops, vector transfers to "
+      "loops, strided metadata, affine, "
       "scf to cf, math to LLVM intrinsics or libm calls, vector, memref, "
       "arith, ub, func, cf to LLVM), used for planned and unplanned programs "
       "alike",

@@ -30,7 +30,7 @@ func.func @dynamic(%n: index, %f: f32) {
 
 func.func @nested_arena(%c: i1) {
   scf.if %c {
-    // expected-error @+1 {{memplan.arena must be in a single-block function body}}
+    // expected-error @+1 {{memplan.arena must be in the entry block of a function body}}
     %arena = memplan.arena alignment(64) : memref<64xi8>
   }
   return
@@ -41,5 +41,22 @@ func.func @nested_arena(%c: i1) {
 func.func @arena_in_other_space() {
   // expected-error @+1 {{memplan.arena in memory space 1 in a device function: the device arena is in the default (global) memory space}}
   %a = memplan.arena alignment(64) : memref<64xi8, 1>
+  return
+}
+
+// -----
+
+func.func @view_in_parallel_loop(%f: f32) {
+  %arena = memplan.arena alignment(64) : memref<64xi8>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  // expected-note @+1 {{parallel loop}}
+  scf.parallel (%i) = (%c0) to (%c4) step (%c1) {
+    // expected-error @+1 {{planned buffer inside 'scf.parallel' in a device function: its iterations run at once on the device and would share the buffer's one slot}}
+    %v = memplan.view %arena[<offset = 0, size = 64, alignment = 64>] : memref<64xi8> to memref<16xf32>
+    memref.store %f, %v[%i] : memref<16xf32>
+    scf.reduce
+  }
   return
 }

@@ -14,3 +14,24 @@ func.func @lower(%f: f32) {
   linalg.fill ins(%f : f32) outs(%v : memref<4x4xf32>)
   return
 }
+
+// A function of several blocks frees its arena before every return.
+// CHECK-LABEL: func.func @two_exits
+// CHECK: %[[A:.*]] = memref.alloc() {alignment = 64 : i64} : memref<64xi8>
+// CHECK: cf.cond_br
+// CHECK: ^bb1:
+// CHECK-NEXT: memref.dealloc %[[A]] : memref<64xi8>
+// CHECK-NEXT: return
+// CHECK: ^bb2:
+// CHECK: memref.dealloc %[[A]] : memref<64xi8>
+// CHECK-NEXT: return
+func.func @two_exits(%c: i1, %f: f32) {
+  %arena = memplan.arena alignment(64) : memref<64xi8>
+  %v = memplan.view %arena[<offset = 0, size = 64, alignment = 64>] : memref<64xi8> to memref<16xf32>
+  cf.cond_br %c, ^a, ^b
+^a:
+  return
+^b:
+  linalg.fill ins(%f : f32) outs(%v : memref<16xf32>)
+  return
+}

@@ -86,10 +86,20 @@ func.func @view_misaligned_for_element() {
 
 // -----
 
-func.func @view_index_elements() {
+func.func @view_scalable_elements() {
   %a = memplan.arena alignment(64) : memref<128xi8>
-  // expected-error @+1 {{element type 'index' has no fixed bit width}}
-  %v = memplan.view %a[<offset = 0, size = 64, alignment = 64>] : memref<128xi8> to memref<4xindex>
+  // expected-error @+1 {{element type 'vector<[4]xf32>' has no storage size}}
+  %v = memplan.view %a[<offset = 0, size = 64, alignment = 64>] : memref<128xi8> to memref<4xvector<[4]xf32>>
+  return
+}
+
+// -----
+
+// index elements take 8 bytes in the default data layout: 4 need 32.
+func.func @view_index_elements_too_small() {
+  %a = memplan.arena alignment(64) : memref<128xi8>
+  // expected-error @+1 {{placement reserves 16 bytes}}
+  %v = memplan.view %a[<offset = 0, size = 16, alignment = 64>] : memref<128xi8> to memref<4xindex>
   return
 }
 

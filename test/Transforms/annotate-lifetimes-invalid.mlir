@@ -28,9 +28,9 @@ func.func @unranked(%x: memref<*xf32>) {
 
 // -----
 
-func.func @index_elements() {
-  // expected-error @+1 {{element type 'index' of 'memref<4xindex>' has no fixed bit width}}
-  %a = memref.alloc() : memref<4xindex>
+func.func @scalable_elements() {
+  // expected-error @+1 {{element type 'vector<[4]xf32>' of 'memref<4xvector<[4]xf32>>' has no storage size in the data layout}}
+  %a = memref.alloc() : memref<4xvector<[4]xf32>>
   return
 }
 
@@ -44,10 +44,27 @@ func.func @overflow() {
 
 // -----
 
-// expected-error @+1 {{function has 2 blocks; memplan supports single-block functions only}}
-func.func @two_blocks(%b: i1) {
-  cf.br ^bb1
-^bb1:
+func.func @carried_in_cfg(%x: memref<16xf32>, %c: i1) {
+  cf.br ^header(%x : memref<16xf32>)
+// expected-note @+1 {{an earlier instance is still live here}}
+^header(%cur: memref<16xf32>):
+  cf.cond_br %c, ^body, ^exit
+^body:
+  // expected-error @+1 {{buffer allocated inside a loop of blocks is carried across iterations; memplan cannot plan loop-carried allocations}}
+  %new = memref.alloc() : memref<16xf32>
+  linalg.add ins(%cur, %cur : memref<16xf32>, memref<16xf32>) outs(%new : memref<16xf32>)
+  cf.br ^header(%new : memref<16xf32>)
+^exit:
+  return
+}
+
+// -----
+
+// An unreachable block: nothing forwards to its argument.
+func.func @unforwarded_block_argument(%x: memref<16xf32>) {
+  return
+// expected-error @+1 {{memplan cannot tell where the buffer of this block argument comes from: no predecessor forwards it}}
+^dead(%m: memref<16xf32>):
   return
 }
 

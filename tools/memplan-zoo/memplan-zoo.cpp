@@ -19,6 +19,10 @@
 //                     counters
 //   --steps=N         --main=run: N steps, each feeding the next its
 //                     parameters; the outputs of the last are printed
+//   --freeze=P,...    parameters whose names start with one of the prefixes
+//                     are frozen: @train_step returns them unchanged, but
+//                     their gradients are still emitted (as a naive autodiff
+//                     does) -- dead work that memplan-remove-dead-work erases
 //   --main=gradcheck  adds @loss, @loss_and_grads and a @main that checks
 //                     every parameter's gradient against central finite
 //                     differences of the loss along a pseudo-random direction
@@ -128,7 +132,22 @@ static cl::opt<int64_t> ffnMult("ffn-mult",
                                 cl::desc("Transformer: FFN width / d-model"),
                                 cl::init(4), cl::cat(category));
 
+static cl::list<std::string>
+    freeze("freeze",
+           cl::desc("Freeze the parameters whose names start with one of "
+                    "these comma-separated prefixes (e.g. w0,b0: the MLP's "
+                    "first layer; l0.: a transformer's first block): "
+                    "@train_step returns them unchanged; their gradients are "
+                    "still computed, and nobody uses them"),
+           cl::CommaSeparated, cl::cat(category));
+
 namespace {
+bool isFrozen(const std::string &name) {
+  return llvm::any_of(freeze, [&](const std::string &prefix) {
+    return llvm::StringRef(name).starts_with(prefix);
+  });
+}
+
 [[noreturn]] void fail(const llvm::Twine &message) {
   llvm::errs() << "memplan-zoo: error: " << message << "\n";
   exit(2);
@@ -207,7 +226,11 @@ struct ModuleBuilder {
               copy->moveAfter(def);
             ret[0] = copy->getResult(0);
           }
-          for (auto [p, g] : llvm::zip(ps, grads)) {
+          for (auto [p, g, param] : llvm::zip(ps, grads, model.params())) {
+            if (isFrozen(param.name)) {
+              ret.push_back(p); // not trained: its gradient is dead
+              continue;
+            }
             if (device) {
               ret.push_back(updateInPlace(e, entry, p, g, lr));
               continue;
@@ -675,6 +698,18 @@ int main(int argc, char **argv) {
     fail("--main=gradcheck runs on the host only (--target=cpu)");
   if (dtype != "f32" && dtype != "f64")
     fail("unknown --dtype '" + dtype + "' (expected f32 or f64)");
+  for (const std::string &prefix : freeze) {
+    SmallVector<Param> params = model->params();
+    if (!prefix.empty() && llvm::any_of(params, [&](const Param &p) {
+          return llvm::StringRef(p.name).starts_with(prefix);
+        }))
+      continue;
+    std::string names;
+    for (const Param &p : params)
+      names += (names.empty() ? "" : ", ") + p.name;
+    fail("--freeze='" + prefix + "' matches no parameter of this " + modelName +
+         " (its parameters: " + names + ")");
+  }
 
   MLIRContext ctx;
   ctx.loadDialect<arith::ArithDialect, bufferization::BufferizationDialect,

@@ -31,6 +31,7 @@
 
 #include "mlir/IR/Operation.h"
 #include "mlir/IR/Value.h"
+#include "mlir/Interfaces/DataLayoutInterfaces.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Support/LLVM.h"
 #include "llvm/ADT/DenseMap.h"
@@ -78,9 +79,10 @@ struct Root {
 class FunctionLifetimes {
 public:
   /// Analyses `func`. On input that cannot be analysed soundly (dynamic or
-  /// unranked shapes, element types without a fixed bit width, several
-  /// blocks, ops whose aliasing is unknown, buffers allocated in a loop and
-  /// carried to the next iteration) emits a located error and fails.
+  /// unranked shapes, element types the data layout cannot size,
+  /// multi-block regions inside control-flow ops, ops whose aliasing is
+  /// unknown, buffers allocated in a loop and carried to the next iteration)
+  /// emits a located error and fails.
   static FailureOr<FunctionLifetimes> analyze(FunctionOpInterface func);
 
   /// All roots (arguments first, then in program order).
@@ -131,8 +133,10 @@ analyzeForPlanning(FunctionOpInterface func, bool strict);
 std::string describeOp(Operation *op);
 
 /// The storage bytes of a static-shaped tensor or memref type; see
-/// getStaticStorageBytes. Emits an error at `loc` and fails otherwise.
-FailureOr<uint64_t> getCheckedStorageBytes(Location loc, Type type);
+/// getStaticStorageBytes (sizes from `layout`). Emits an error at `loc` and
+/// fails otherwise.
+FailureOr<uint64_t> getCheckedStorageBytes(Location loc, Type type,
+                                           const DataLayout &layout);
 
 } // namespace memplan
 } // namespace mlir

@@ -20,7 +20,7 @@ def ConvertMemplanToMemRefPass
     upstream passes (for instance `finalize-memref-to-llvm`) and runs under
     `mlir-runner`.
 
-    Rejections: `memplan.arena must be in a single-block function body`.
+    Rejections: `memplan.arena must be in the entry block of a function body`.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::memref::MemRefDialect"];
@@ -63,7 +63,11 @@ def ConvertMemplanToGPUPass
     Rejections (located errors; the pass fails):
     - `memplan.arena in memory space S in a device function: the device
       arena is in the default (global) memory space`
-    - `memplan.arena must be in a single-block function body`
+    - `memplan.arena must be in the entry block of a function body`
+    - `planned buffer inside '...' in a device function: its iterations run
+      at once on the device and would share the buffer's one slot` (a
+      `memplan.view` inside `scf.parallel`, `scf.forall` or
+      `affine.parallel`, which run their iterations in order on the CPU)
     - `memref.alloca in a device function: kernels cannot read host stack
       memory`
     - `memref.get_global of a non-constant global in a device function: its

@@ -60,7 +60,7 @@ def Memplan_ViewOp : Memplan_Op<"view", [Pure]> {
     ```
 
     Verifier: the result has a static shape, the identity layout and an
-    element type of fixed bit width; the offset is a multiple of the element's
+    element type that MLIR's DataLayout can size; the offset is a multiple of the element's
     storage size (aligned for the element type); `placement.size` covers the
     result's bytes; when the arena's size is static, the reserved bytes lie
     inside it.

@@ -22,13 +22,19 @@ def AnnotateLifetimesPass : Pass<"memplan-annotate-lifetimes"> {
     annotated. Works on
     tensor-level and memref-level functions; it changes nothing else.
 
-    **Steps.** The ops of the function body in program order, the first op
-    being step 0. Ops nested in the regions of control-flow ops (ops
+    **Steps.** The ops of the function body in program order — its blocks
+    in their order in the region, each from first op to terminator — the
+    first op being step 0. Ops nested in the regions of control-flow ops (ops
     implementing `RegionBranchOpInterface`: `scf.for`, `scf.if`, `scf.while`,
     `memplan.recompute`, ...) get steps too, in pre-order: the region op
     first, then its nested ops, terminators included (implicit ones too).
-    Payload regions of other ops (linalg bodies) get no steps; a use inside
-    them counts at the step of the op that holds the payload.
+    So do the regions of loops that are not region branches
+    (`LoopLikeOpInterface`: `affine.parallel`, ...) and of `vector.mask`;
+    buffers created there stay there (one slot serves every iteration; on
+    the CPU their iterations run in order), and a mask's results share the
+    buffers its masked op yields. Payload regions of other ops (linalg
+    bodies) get no steps; a use inside them counts at the step of the op that
+    holds the payload.
 
     **Roots.** At memref level, `memref.alloc` results. At tensor level, the
     results of ops that create a new tensor (`tensor.empty`,
@@ -36,9 +42,11 @@ def AnnotateLifetimesPass : Pass<"memplan-annotate-lifetimes"> {
     `tensor.generate`, `tensor.from_elements`, `tensor.splat`, elementwise ops
     on tensors). A destination-style op's result shares the buffer of its
     init, so its root is the init's root. Views, casts, reshapes, slices and
-    `memplan.checkpoint` alias their source; values forwarded by region
-    terminators (`scf.yield`, `scf.condition`) merge with what they are
-    forwarded to, and every root that may share a value gets the lifetime of
+    `memplan.checkpoint` alias their source; an `arith.select` of buffers
+    aliases both its values; values forwarded by region
+    terminators (`scf.yield`, `scf.condition`) and block arguments of the
+    function body (forwarded by `cf.br`, `cf.cond_br`, any
+    `BranchOpInterface` terminator) merge with what they are forwarded to, and every root that may share a value gets the lifetime of
     the merged group. Function arguments, constants, globals, `memref.alloca`
     and call results are not planned. Roots that reach the function's return
     are the caller's and are not planned either.
@@ -49,7 +57,11 @@ def AnnotateLifetimesPass : Pass<"memplan-annotate-lifetimes"> {
     contains the use but not the definition (so a value read in a loop lives
     until the loop ends). Arguments are live from step 0; returned values
     until the return op's step + 1; an unused value on `[d, d+1)`.
-    `memref.dealloc` is not a use.
+    `memref.dealloc` is not a use. In a function of several blocks, a value
+    that upstream `mlir::Liveness` finds live into (out of) a block is also
+    live at the block's first (last) step, so a value live around a loop of
+    blocks stays live over every block of the loop, whatever their order.
+    Values that may share storage live on the hull of their intervals.
 
     **Per-function fallback.** A function the analysis rejects is left as it
     is: the first reason becomes a located warning `memplan leaves @f
@@ -65,10 +77,19 @@ def AnnotateLifetimesPass : Pass<"memplan-annotate-lifetimes"> {
       `dynamic shape ... is not supported: memplan plans static shapes`, on a
       root or a function argument (a view of a static root may be dynamic or
       unranked: its root's size is known)
-    - `element type ... of ... has no fixed bit width` (for instance `index`)
-      on a root
+    - `element type ... of ... has no storage size in the data layout` (for
+      instance a scalable vector) on a root; sizes come from MLIR's
+      DataLayout (docs/Lifetimes.md, "Sizes")
     - `the size of ... overflows 64 bits`
-    - `function has N blocks; memplan supports single-block functions only`
+    - `buffer allocated inside a loop of blocks is carried across
+      iterations; memplan cannot plan loop-carried allocations` (a value
+      that may hold the buffer is still live where the buffer is allocated
+      again, with a note at that value)
+    - `memplan cannot follow the tensors or memrefs passed to a successor by
+      '...': it does not implement BranchOpInterface`, `memplan cannot analyse
+      a tensor or memref produced by the terminator '...' for its successor`,
+      `memplan cannot tell where the buffer of this block argument comes
+      from: no predecessor forwards it`
     - `region #i of '...' has N blocks; memplan supports single-block regions only`
     - `memplan cannot analyse '...': it produces a tensor or memref and memplan
       does not know whether it allocates a new buffer or aliases an operand`
@@ -332,6 +353,51 @@ def LowerPackUnpackPass : Pass<"memplan-lower-pack-unpack"> {
   }];
   let dependentDialects = ["::mlir::linalg::LinalgDialect",
                            "::mlir::tensor::TensorDialect"];
+}
+
+def DoubleBufferPass : Pass<"memplan-double-buffer"> {
+  let summary = "Give buffers carried across scf.for iterations two "
+                "alternating slots";
+  let description = [{
+    A buffer allocated in an `scf.for` body and yielded to the next iteration
+    is still live (as the iteration argument) when the next iteration
+    allocates it again, so one static slot cannot hold it: the lifetime
+    analysis rejects such loop-carried allocations. This pass rewrites the
+    common safe case into two alternating buffers, as double buffering does:
+    the `memref.alloc` is replaced by `arith.select %odd, %b, %a` of two
+    allocations hoisted before the loop, with `%odd` a new `i1` iteration
+    argument (false on entry, flipped at each yield). Iteration k writes slot
+    k mod 2 while it reads iteration k-1's buffer from the other slot.
+
+    It applies to a `memref.alloc` of static shape directly in the loop's
+    body block whose buffer (through views and casts) reaches only the
+    yield, at one position i, and ops that do not keep or forward it; and
+    only when the buffer carried in at position i (the iteration argument,
+    an older instance) is not yielded at another position, freed, passed to
+    a call or forwarded into a region op either: then no instance older than
+    the previous iteration's can be live, and two slots suffice. Other loops
+    are left as they are (the lifetime analysis then explains why it cannot
+    plan them). Works at memref level; tensor-level loops are untouched
+    (one-shot-bufferize already refuses non-equivalent yields).
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
+def RemoveDeadWorkPass : Pass<"memplan-remove-dead-work"> {
+  let summary = "Erase computations whose results nobody needs";
+  let description = [{
+    Erases, in the body of every function with a body, the ops whose results
+    reach no function result and no side effect (upstream `runRegionDCE`:
+    ops without memory effects or with only allocation effects on their own
+    results, unused block arguments, dead cycles) — the weight gradient of a
+    frozen layer, a gradient nobody returns. It runs before the lifetime
+    analysis in `--memplan-pipeline`, so dead buffers never take arena space,
+    and changes no value a function returns or writes. Ops with side effects
+    (linalg ops on memrefs, stores, calls that may write) are kept. Rejects
+    nothing.
+  }];
 }
 
 #endif // MEMPLAN_TRANSFORMS_PASSES

@@ -8,12 +8,21 @@
 //     %argN = argument: <size> B [start, end) argument
 //   peak = <bytes> at step <s>
 //
+// With `cross-check`, also checks the analysis against upstream
+// mlir::Liveness: wherever Liveness finds a tensor or memref value live at an
+// op of the function body, every root the value may share storage with must
+// be live at that op's step (an error otherwise), and prints
+//
+//   liveness cross-check: <n> live (op, value) pairs covered
+//
 // where <status> is `planned`, `placed`, `returned` (caller-owned),
 // `argument` or `external`.
 //
 //===----------------------------------------------------------------------===//
 
 #include "memplan/Analysis/Lifetimes.h"
+
+#include "mlir/Analysis/Liveness.h"
 
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -42,6 +51,10 @@ static StringRef getStatus(const Root &root) {
 struct TestPrintLifetimesPass
     : public PassWrapper<TestPrintLifetimesPass, OperationPass<ModuleOp>> {
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(TestPrintLifetimesPass)
+
+  TestPrintLifetimesPass() = default;
+  TestPrintLifetimesPass(const TestPrintLifetimesPass &other)
+      : PassWrapper(other) {}
 
   StringRef getArgument() const final { return "test-memplan-print-lifetimes"; }
   StringRef getDescription() const final {
@@ -73,11 +86,57 @@ struct TestPrintLifetimesPass
       }
       LowerBound peak = lifetimes->getPeak();
       os << "peak = " << peak.bytes << " at step " << peak.step << "\n";
+      if (crossCheck && failed(checkAgainstLiveness(func, *lifetimes, state)))
+        return WalkResult::interrupt();
       return WalkResult::advance();
     });
     if (walk.wasInterrupted())
       signalPassFailure();
   }
+
+  LogicalResult checkAgainstLiveness(FunctionOpInterface func,
+                                     const FunctionLifetimes &lifetimes,
+                                     AsmState &state) {
+    Liveness liveness(func.getOperation());
+    int64_t covered = 0;
+    for (Block &block : func.getFunctionBody()) {
+      const LivenessBlockInfo *info = liveness.getLiveness(&block);
+      for (Operation &op : block) {
+        int64_t step = lifetimes.getStep(&op);
+        for (Value value : info->currentlyLiveValues(&op)) {
+          SmallVector<const Root *> roots = lifetimes.getRootsOf(value);
+          // A value defined inside `op`'s regions must be live somewhere in
+          // them; any other value at `op`'s own step.
+          Operation *def = isa<BlockArgument>(value)
+                               ? value.getParentRegion()->getParentOp()
+                               : value.getDefiningOp();
+          Interval at{step, step + 1};
+          if (def != &op && op.isProperAncestor(def))
+            at.end = lifetimes.getLastNestedStep(&op) + 1;
+          for (const Root *root : roots) {
+            if (root->live.overlaps(at))
+              continue;
+            std::string name;
+            llvm::raw_string_ostream names(name);
+            value.printAsOperand(names, state);
+            return op.emitError("mlir::Liveness finds ")
+                   << name << " live at step " << step
+                   << ", outside the lifetime [" << root->live.start << ", "
+                   << root->live.end << ") of a root it may share";
+          }
+          covered += !roots.empty();
+        }
+      }
+    }
+    llvm::outs() << "liveness cross-check: " << covered
+                 << " live (op, value) pairs covered\n";
+    return success();
+  }
+
+  Option<bool> crossCheck{
+      *this, "cross-check",
+      llvm::cl::desc("Check every interval against upstream mlir::Liveness"),
+      llvm::cl::init(false)};
 };
 } // namespace
 
