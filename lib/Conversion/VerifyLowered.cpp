@@ -32,21 +32,47 @@ struct VerifyLoweredPass
       return signalPassFailure();
     }
     llvm::StringSet<> reported;
-    getOperation()->walk([&](Operation *op) {
-      if (isa<ModuleOp>(op) ||
-          isa_and_present<LLVM::LLVMDialect>(op->getDialect()) ||
-          (nvvm && isa<gpu::BinaryOp, gpu::LaunchFuncOp>(op)))
-        return;
+    bool failedAny = false;
+    getOperation()->walk<WalkOrder::PreOrder>([&](Operation *op) {
+      // A nested module with anything left in it was not lowered at all:
+      // one error there, with the way to lower it, rather than one per op.
+      if (auto nested = dyn_cast<ModuleOp>(op);
+          nested && op != getOperation().getOperation()) {
+        bool leftovers = false;
+        nested->walk([&](Operation *inner) {
+          if (!isa<ModuleOp>(inner) && !isAllowed(inner, nvvm))
+            leftovers = true;
+        });
+        if (!leftovers)
+          return WalkResult::skip();
+        nested.emitError("nested module")
+            << (nested.getSymName() ? " @" + nested.getSymName()->str() : "")
+            << " is not lowered: memplan's pipeline plans and lowers the "
+               "top-level module's functions; run it on the nested module "
+               "(--pass-pipeline='builtin.module(builtin.module("
+               "memplan-pipeline))')";
+        failedAny = true;
+        return WalkResult::skip();
+      }
+      if (isa<ModuleOp>(op) || isAllowed(op, nvvm))
+        return WalkResult::advance();
       if (!reported.insert(op->getName().getStringRef()).second)
-        return;
+        return WalkResult::advance();
       op->emitError("'") << op->getName() << "' is left after lowering for "
                          << "target=" << target
                          << ": no stage of the pipeline lowers it, so the "
                             "output would not run";
+      return WalkResult::advance();
     });
-    if (!reported.empty())
+    if (!reported.empty() || failedAny)
       signalPassFailure();
     markAllAnalysesPreserved();
   }
+
+  static bool isAllowed(Operation *op, bool nvvm) {
+    return isa_and_present<LLVM::LLVMDialect>(op->getDialect()) ||
+           (nvvm && isa<gpu::BinaryOp, gpu::LaunchFuncOp>(op));
+  }
 };
+
 } // namespace

@@ -21,3 +21,31 @@ llvm.func @lowered(%a: f32) -> f32 {
   %0 = llvm.fadd %a, %a : f32
   llvm.return %0 : f32
 }
+
+// -----
+
+// A nested module the pipeline did not lower: one error at the module, with
+// the way to run the pipeline on it, not one per op inside.
+module {
+  llvm.func @outer_lowered() {
+    llvm.return
+  }
+  // expected-error @+1 {{nested module @inner is not lowered: memplan's pipeline plans and lowers the top-level module's functions; run it on the nested module (--pass-pipeline='builtin.module(builtin.module(memplan-pipeline))')}}
+  module @inner {
+    func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+      %e = tensor.empty() : tensor<4xf32>
+      return %e : tensor<4xf32>
+    }
+  }
+}
+
+// -----
+
+// A nested module that was lowered is fine.
+module {
+  module @lowered_inner {
+    llvm.func @g(%a: f32) -> f32 {
+      llvm.return %a : f32
+    }
+  }
+}

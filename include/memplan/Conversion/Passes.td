@@ -155,6 +155,11 @@ def VerifyLoweredPass : Pass<"memplan-verify-lowered", "::mlir::ModuleOp"> {
     occurrence; the pass fails):
     - `'<op>' is left after lowering for target=<t>: no stage of the
       pipeline lowers it, so the output would not run`
+    - `nested module @m is not lowered: memplan's pipeline plans and lowers
+      the top-level module's functions; run it on the nested module
+      (--pass-pipeline='builtin.module(builtin.module(memplan-pipeline))')`
+      (once per nested module with anything left in it, instead of one error
+      per op inside)
   }];
   let options = [
     Option<"target", "target", "std::string", /*default=*/"\"cpu\"",
