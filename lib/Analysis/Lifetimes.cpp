@@ -514,27 +514,35 @@ void LifetimeBuilder::extendByBlockLiveness(
 }
 
 bool LifetimeBuilder::isLiveAcross(const Liveness &liveness, Value value,
-                                   Operation *op) {
-  Block *block = op->getBlock();
-  // Live just before `op`: live into its block, or defined earlier in it.
+                                   Operation *alloc) {
+  // Compared by steps, which follow program order within a block of the
+  // body, nested ops included; a use in another branch of a region op after
+  // the allocation counts as after it (conservative).
+  Block *block = getTopLevelAncestor(alloc)->getBlock();
+  int64_t at = out.getStep(alloc);
+  // Live just before the allocation: live into its block of the body, or
+  // defined in that block before it (nested definitions included).
   bool before = liveness.getLiveIn(block).contains(value);
   if (!before) {
-    if (auto arg = dyn_cast<BlockArgument>(value))
-      before = arg.getOwner() == block;
-    else if (Operation *def =
-                 block->findAncestorOpInBlock(*value.getDefiningOp()))
-      before = def != op && def->isBeforeInBlock(op);
+    Operation *owner = isa<BlockArgument>(value)
+                           ? value.getParentRegion()->getParentOp()
+                           : value.getDefiningOp();
+    bool inBlock = owner == func.getOperation()
+                       ? cast<BlockArgument>(value).getOwner() == block
+                       : getTopLevelAncestor(owner)->getBlock() == block;
+    before = inBlock && defStep(value) <= at &&
+             !(value.getDefiningOp() == alloc);
   }
   if (!before)
     return false;
-  // Still needed after `op`: live out of its block, or used later in it.
+  // Still needed after it: live out of the block, or used later in it.
   if (liveness.getLiveOut(block).contains(value))
     return true;
   for (Operation *user : value.getUsers()) {
     if (isa<memref::DeallocOp>(user))
       continue;
-    Operation *at = block->findAncestorOpInBlock(*user);
-    if (at && at != op && op->isBeforeInBlock(at))
+    if (getTopLevelAncestor(user)->getBlock() == block &&
+        useStep(value, user) > at)
       return true;
   }
   return false;
@@ -549,7 +557,6 @@ LogicalResult LifetimeBuilder::checkCFGLoopCarried(const Liveness &liveness) {
     if (kind != RootKind::Allocated && kind != RootKind::Placed)
       continue;
     Operation *def = values[id].getDefiningOp();
-    Operation *at = getTopLevelAncestor(def);
     // Every value that may hold this root's buffer: if one of them is still
     // live when the root is created again, an earlier instance of the buffer
     // is (a cycle of blocks carries it), and one static slot cannot hold
@@ -559,7 +566,7 @@ LogicalResult LifetimeBuilder::checkCFGLoopCarried(const Liveness &liveness) {
     while (!work.empty()) {
       unsigned current = work.pop_back_val();
       Value value = values[current];
-      if (current != id && isLiveAcross(liveness, value, at)) {
+      if (current != id && isLiveAcross(liveness, value, def)) {
         InFlightDiagnostic diag = def->emitError(
             "buffer allocated inside a loop of blocks is carried across "
             "iterations; memplan cannot plan loop-carried allocations");

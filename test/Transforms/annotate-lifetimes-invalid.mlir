@@ -60,6 +60,53 @@ func.func @carried_in_cfg(%x: memref<16xf32>, %c: i1) {
 
 // -----
 
+// The same when the allocation is nested in a region op of the loop's body
+// and the older instance is read after it inside that op (found by review:
+// the check once looked only at the body's top-level ops).
+func.func @carried_in_cfg_nested(%x: memref<16xf32>, %c: i1) {
+  cf.br ^header(%x : memref<16xf32>)
+// expected-note @+1 {{an earlier instance is still live here}}
+^header(%cur: memref<16xf32>):
+  cf.cond_br %c, ^body, ^exit
+^body:
+  %r = scf.if %c -> memref<16xf32> {
+    // expected-error @+1 {{buffer allocated inside a loop of blocks is carried across iterations; memplan cannot plan loop-carried allocations}}
+    %new = memref.alloc() : memref<16xf32>
+    linalg.add ins(%cur, %cur : memref<16xf32>, memref<16xf32>) outs(%new : memref<16xf32>)
+    scf.yield %new : memref<16xf32>
+  } else {
+    scf.yield %cur : memref<16xf32>
+  }
+  cf.br ^header(%r : memref<16xf32>)
+^exit:
+  return
+}
+
+// -----
+
+// An alias of the older instance made inside the region op before the
+// allocation and read after it.
+func.func @carried_in_cfg_alias(%x: memref<16xf32>, %c: i1) {
+  cf.br ^header(%x : memref<16xf32>)
+// expected-note @+1 {{an earlier instance is still live here}}
+^header(%cur: memref<16xf32>):
+  cf.cond_br %c, ^body, ^exit
+^body:
+  %r = scf.execute_region -> memref<16xf32> {
+    %v = memref.cast %cur : memref<16xf32> to memref<?xf32>
+    // expected-error @+1 {{buffer allocated inside a loop of blocks is carried across iterations}}
+    %new = memref.alloc() : memref<16xf32>
+    %vs = memref.cast %v : memref<?xf32> to memref<16xf32>
+    linalg.add ins(%vs, %vs : memref<16xf32>, memref<16xf32>) outs(%new : memref<16xf32>)
+    scf.yield %new : memref<16xf32>
+  }
+  cf.br ^header(%r : memref<16xf32>)
+^exit:
+  return
+}
+
+// -----
+
 // An unreachable block: nothing forwards to its argument.
 func.func @unforwarded_block_argument(%x: memref<16xf32>) {
   return

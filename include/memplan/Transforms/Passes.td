@@ -126,8 +126,10 @@ def PackArenaPass : Pass<"memplan-pack-arena", "::mlir::ModuleOp"> {
     and returned allocations, zero-byte ones and those with a layout are left
     as they are.
 
-    Each buffer occupies its bytes rounded up to its alignment: the larger of
-    `alignment` and the allocation's own `alignment` attribute. Lifetimes are
+    Each buffer occupies its bytes rounded up to its alignment: the largest
+    of `alignment`, the allocation's own `alignment` attribute and its
+    element's storage size (rounded up to a power of two, so that the view
+    starts on an element boundary). Lifetimes are
     those of the lifetime analysis (`--memplan-annotate-lifetimes`): aliases
     extend their root, allocations in loops are planned per iteration.
 
