@@ -530,8 +530,8 @@ bool LifetimeBuilder::isLiveAcross(const Liveness &liveness, Value value,
     bool inBlock = owner == func.getOperation()
                        ? cast<BlockArgument>(value).getOwner() == block
                        : getTopLevelAncestor(owner)->getBlock() == block;
-    before = inBlock && defStep(value) <= at &&
-             !(value.getDefiningOp() == alloc);
+    before =
+        inBlock && defStep(value) <= at && !(value.getDefiningOp() == alloc);
   }
   if (!before)
     return false;

@@ -227,13 +227,12 @@ LogicalResult PackArenaPass::packSpace(FunctionOpInterface func,
     auto alloc = root.value.getDefiningOp<memref::AllocOp>();
     // At least the element's storage size (a power of two): the view of
     // the buffer must start on an element boundary.
-    uint64_t element =
-        getElementStorageBytes(alloc.getType().getElementType(),
-                               DataLayout::closest(alloc))
-            .value_or(1);
-    uint64_t align = std::max<uint64_t>(
-        {alignment, alloc.getAlignment().value_or(1),
-         llvm::PowerOf2Ceil(element)});
+    uint64_t element = getElementStorageBytes(alloc.getType().getElementType(),
+                                              DataLayout::closest(alloc))
+                           .value_or(1);
+    uint64_t align = std::max<uint64_t>({static_cast<uint64_t>(alignment),
+                                         alloc.getAlignment().value_or(1),
+                                         llvm::PowerOf2Ceil(element)});
     arenaAlignment = std::max(arenaAlignment, align);
     std::optional<uint64_t> padded =
         llvm::checkedAddUnsigned(root.size, align - 1);
