@@ -1,12 +1,19 @@
 #!/usr/bin/env bash
 # Packs every MiniMalloc "challenging" instance with each algorithm and prints
 # a markdown table: arena, lower bound, ratio, time, optimal.
-# usage: bench/minimalloc.sh [time-limit-seconds]   (run after building)
+# usage: MINIMALLOC_CHALLENGING=<dir> bench/minimalloc.sh [time-limit-seconds]
+#   <dir>: the *.csv instances of MiniMalloc's "challenging" suite (published
+#   with MiniMalloc, not part of this repository). Run after building.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 source "$ROOT/bench/common.sh"
 PACK="$ROOT/build/bin/memplan-pack"
-DIR="$ROOT/../shared/minimalloc/challenging"
+DIR="${MINIMALLOC_CHALLENGING:-}"
+if [ -z "$DIR" ] || ! ls "$DIR"/*.csv >/dev/null 2>&1; then
+  echo "bench/minimalloc.sh: set MINIMALLOC_CHALLENGING to the directory of" \
+    "MiniMalloc's challenging-suite CSV files" >&2
+  exit 2
+fi
 LIMIT="${1:-1}"
 echo "| instance | buffers | LB | algorithm | arena | arena/LB | ms | optimal |"
 echo "|---|---|---|---|---|---|---|---|"

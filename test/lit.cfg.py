@@ -67,6 +67,9 @@ config.substitutions.append(
     ("%device_on_host", "bash " + os.path.join(config.test_source_root, "Utils", "device-on-host.sh")))
 config.substitutions.append(
     ("%compare_outputs", sys.executable + " " + os.path.join(config.test_source_root, "Utils", "compare-outputs.py")))
+config.substitutions.append(("%memplan_obj_root", config.memplan_obj_root))
+config.substitutions.append(
+    ("%memplan_plugin", os.path.join(config.memplan_obj_root, "lib", "libMemplanPlugin.so")))
 config.substitutions.append(
     ("%compare_arenas", sys.executable + " " + os.path.join(config.test_source_root, "Utils", "compare-arenas.py")))
 config.substitutions.append(

@@ -10,9 +10,11 @@
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
+#include <cctype>
 
 using namespace mlir::memplan;
 using llvm::json::Array;
@@ -105,6 +107,40 @@ static std::string escapeHtml(llvm::StringRef text) {
     }
   }
   return out;
+}
+
+llvm::Error
+mlir::memplan::writeCsvTraces(llvm::StringRef path,
+                              llvm::ArrayRef<ReportFunction> functions) {
+  std::vector<const ReportFunction *> arenas;
+  for (const ReportFunction &f : functions)
+    if (f.unplannedReason.empty() && !f.buffers.empty())
+      arenas.push_back(&f);
+  llvm::StringRef extension = llvm::sys::path::extension(path);
+  llvm::StringRef stem = path.drop_back(extension.size());
+  for (const ReportFunction *f : arenas) {
+    std::string file = path.str();
+    if (arenas.size() > 1) {
+      std::string space;
+      for (char c : f->memorySpace)
+        space += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+      file = (stem + "." + f->name +
+              (space.empty() ? std::string() : ".space" + space) + extension)
+                 .str();
+    }
+    auto os = openOutput(file);
+    if (!os)
+      return os.takeError();
+    **os << "id,lower,upper,size,alignment\n";
+    for (const ReportBuffer &b : f->buffers)
+      **os << b.id << "," << b.start << "," << b.end << "," << b.size << ","
+           << b.alignment << "\n";
+    (*os)->close();
+    if ((*os)->has_error())
+      return llvm::createStringError((*os)->error(), "cannot write '%s'",
+                                     file.c_str());
+  }
+  return llvm::Error::success();
 }
 
 llvm::Error

@@ -110,7 +110,8 @@ struct PackArenaPass : public memplan::impl::PackArenaPassBase<PackArenaPass> {
       return success();
     };
     if (failed(write(report, writeJsonReport)) ||
-        failed(write(html, writeHtmlReport)))
+        failed(write(html, writeHtmlReport)) ||
+        failed(write(exportCsv, writeCsvTraces)))
       return signalPassFailure();
   }
 
@@ -284,7 +285,7 @@ LogicalResult PackArenaPass::packSpace(FunctionOpInterface func,
       report.buffers.push_back({static_cast<int64_t>(k), describeOp(alloc),
                                 items[k].size, result.offsets[k],
                                 items[k].live.start, items[k].live.end,
-                                isRecomputed(alloc)});
+                                isRecomputed(alloc), items[k].alignment});
       builder.setInsertionPoint(alloc);
       auto placement = PlacementAttr::get(
           func.getContext(), static_cast<int64_t>(result.offsets[k]),

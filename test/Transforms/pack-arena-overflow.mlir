@@ -5,7 +5,7 @@
 
 // Sizes past 2^63-1 bytes used to wrap: the arena became
 // memref<-9223372036854775744xi8> (invalid IR) or memref<?xi8>
-// (../shared/fuzz-findings at dd6fdc6). Now the buffer that does not fit
+// (an external fuzzing report at dd6fdc6). Now the buffer that does not fit
 // is named.
 
 // A time limit the deadline arithmetic cannot hold is refused.

@@ -17,7 +17,7 @@ using namespace mlir::memplan;
 namespace {
 
 TEST(ChainTest, RevolveExamples) {
-  // ../shared/anchors.md: extra steps beyond N - 1.
+  // Revolve's published counts: extra steps beyond N - 1.
   EXPECT_EQ(revolveForwardSteps(16, 4) - 15, 12u);
   EXPECT_EQ(revolveForwardSteps(64, 8) - 63, 74u);
   EXPECT_EQ(revolveForwardSteps(256, 16) - 255, 342u);

@@ -131,7 +131,7 @@ TEST(PackingTest, ValidateBoundsTheTotal) {
 TEST(PackingTest, CapacityIsNotAProof) {
   // Under a capacity, the first arena that fits is returned; only the lower
   // bound (or an exhausted search) proves it optimal.
-  // (../shared/fuzz-findings: the greedy phase reaches 506 bytes, the lower
+  // (an external fuzzing report: the greedy phase reaches 506 bytes, the lower
   // bound 505 is reachable; optimal=yes was printed for 506.)
   std::vector<PackItem> items = {
       {{6, 7}, 82, 1}, {{2, 5}, 53, 1}, {{2, 3}, 38, 1}, {{2, 4}, 69, 1},

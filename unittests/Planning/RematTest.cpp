@@ -15,7 +15,8 @@ using namespace mlir::memplan;
 
 namespace {
 
-/// ../shared/remat-graph-example.json: three layers, a loss, three grads.
+/// test/Tools/memplan-remat/Inputs/example.json: three layers, a loss, three
+/// grads.
 RematGraph example() {
   RematGraph g;
   auto add = [&](bool backward, double cost, uint64_t bytes,

@@ -7,7 +7,7 @@
 // The lifetime analysis numbers the steps of a function, finds the values
 // that own storage (roots), follows aliases to them, and gives every root a
 // half-open interval of steps during which its buffer is live. The semantics
-// are those of docs/Lifetimes.md (and ../shared/design.md):
+// are those of docs/Lifetimes.md (and docs/Design.md):
 //
 //  * Steps: the ops of the body in program order, the first being step 0;
 //    ops nested in the regions of control-flow ops (RegionBranchOpInterface:

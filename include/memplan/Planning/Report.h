@@ -4,7 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// The plan report of ../shared/design.md (JSON, version 1) and a
+// The plan report of docs/Interfaces.md (JSON, version 1) and a
 // self-contained HTML picture of the same data.
 //
 //===----------------------------------------------------------------------===//
@@ -34,6 +34,8 @@ struct ReportBuffer {
   int64_t end = 0;
   /// Recomputed by rematerialization (an extension of JSON v1).
   bool recomputed = false;
+  /// The buffer's alignment in the packing (CSV export only).
+  uint64_t alignment = 1;
 };
 
 /// The `remat` section of a function's report.
@@ -71,6 +73,17 @@ struct ReportFunction {
 /// Writes the JSON v1 report.
 llvm::Error writeJsonReport(llvm::StringRef path,
                             llvm::ArrayRef<ReportFunction> functions);
+
+/// Writes each planned arena's buffers as a packing instance in MiniMalloc's
+/// CSV format plus memplan's alignment column
+/// (`id,lower,upper,size,alignment`; size = the bytes the buffer occupies,
+/// lifetime [lower, upper) in steps), for memplan-pack or MiniMalloc. With
+/// one arena in `functions`, to `path`; with several, one file per arena,
+/// named by inserting `.<function>` (and `.space<S>` for a non-default memory
+/// space) before the extension of `path`. Unplanned functions and arenas
+/// without buffers are skipped.
+llvm::Error writeCsvTraces(llvm::StringRef path,
+                           llvm::ArrayRef<ReportFunction> functions);
 
 /// Writes one self-contained HTML page (no network): per function, a
 /// rectangle per buffer (x = steps, y = offset) with hover details, the

@@ -136,7 +136,10 @@ def PackArenaPass : Pass<"memplan-pack-arena", "::mlir::ModuleOp"> {
     Options: `algorithm` (greedy-size, greedy-time, best, exact; see
     docs/Packing.md), `alignment` (default 64), `time-limit` (seconds, for
     best and exact), `report=<file.json>` (the JSON v1 report of
-    ../shared/design.md), `html=<file.html>` (a self-contained picture).
+    docs/Interfaces.md), `html=<file.html>` (a self-contained picture),
+    `export-csv=<file.csv>` (each arena's buffers as a packing instance for
+    `memplan-pack` or MiniMalloc: `id,lower,upper,size,alignment`, sizes as
+    packed; with several arenas one file each, `<stem>.<function>.csv`).
 
     A function the lifetime analysis rejects is left as it is, with the
     fallback of `memplan-annotate-lifetimes` (a warning, `memplan.unplanned`;
@@ -164,6 +167,10 @@ def PackArenaPass : Pass<"memplan-pack-arena", "::mlir::ModuleOp"> {
            "Time limit of the best and exact algorithms, in seconds">,
     Option<"report", "report", "std::string", /*default=*/"\"\"",
            "Write the JSON v1 plan report to this file">,
+    Option<"exportCsv", "export-csv", "std::string", /*default=*/"\"\"",
+           "Write each arena's buffers as a packing instance (MiniMalloc CSV "
+           "plus an alignment column) to this file; with several arenas, "
+           "one file each, named <stem>.<function>[.space<S>].csv">,
     Option<"html", "html", "std::string", /*default=*/"\"\"",
            "Write a self-contained HTML picture of the plan to this file">,
     Option<"strict", "strict", "bool", /*default=*/"false",
