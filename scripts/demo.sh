@@ -54,8 +54,10 @@ echo "== memplan-zoo $ZOO (a GPT-2-small-sized training step) =="
 "$BIN/memplan-zoo" $ZOO -o "$OUT/gpt2-small.mlir"
 start=$(date +%s.%N)
 "$BIN/memplan-opt" "$OUT/gpt2-small.mlir" -o /dev/null \
-  --memplan-pipeline="report=$OUT/gpt2-small.plan.json html=$OUT/gpt2-small.plan.html"
+  --memplan-pipeline="report=$OUT/gpt2-small.plan.json html=$OUT/gpt2-small.plan.html explain=$OUT/gpt2-small.explain.txt"
 end=$(date +%s.%N)
 summary "$OUT/gpt2-small.plan.json"
 python3 -c "import sys; print(f'  whole pipeline: {float(sys.argv[2]) - float(sys.argv[1]):.2f} s')" "$start" "$end"
-echo "  reports: $(rel "$OUT/gpt2-small.plan.json"), $(rel "$OUT/gpt2-small.plan.html")"
+echo "  why that much memory (explain=):"
+sed 's/^/    /' "$OUT/gpt2-small.explain.txt"
+echo "  reports: $(rel "$OUT/gpt2-small.plan.json"), open $(rel "$OUT/gpt2-small.plan.html") in a browser"

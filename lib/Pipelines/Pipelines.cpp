@@ -118,6 +118,7 @@ void mlir::memplan::buildMemplanPipeline(
   pack.timeLimit = options.timeLimit;
   pack.report = options.report;
   pack.html = options.html;
+  pack.explain = options.explain;
   pack.strict = options.strict;
   pm.addPass(createPackArenaPass(pack));
   pm.addPass(createVerifyPlanPass());

@@ -15,6 +15,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
+#include <iterator>
 
 using namespace mlir::memplan;
 using llvm::json::Array;
@@ -141,6 +143,110 @@ mlir::memplan::writeCsvTraces(llvm::StringRef path,
                                      file.c_str());
   }
   return llvm::Error::success();
+}
+
+std::string mlir::memplan::formatBytes(uint64_t bytes) {
+  static const char *const units[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  if (bytes < 1024)
+    return std::to_string(bytes) + " B";
+  double value = static_cast<double>(bytes) / 1024;
+  unsigned unit = 0;
+  while (value >= 1024 && unit + 1 < std::size(units)) {
+    value /= 1024;
+    ++unit;
+  }
+  return llvm::formatv("{0:F2} {1}", value, units[unit]).str();
+}
+
+void mlir::memplan::writeExplanation(llvm::raw_ostream &os,
+                                     llvm::ArrayRef<ReportFunction> functions,
+                                     unsigned maxBuffers) {
+  for (const ReportFunction &f : functions) {
+    std::string where =
+        "@" + f.name +
+        (f.memorySpace.empty() ? "" : " (memory space " + f.memorySpace + ")");
+    if (!f.unplannedReason.empty()) {
+      os << where << ": left unplanned: " << f.unplannedReason << "\n";
+      continue;
+    }
+    if (f.buffers.empty())
+      continue;
+    // The live bytes over time, from the packed sizes: the first step where
+    // they peak.
+    std::vector<std::pair<int64_t, int64_t>> events; // (step, +/-index)
+    for (auto [i, b] : llvm::enumerate(f.buffers)) {
+      events.push_back({b.start, static_cast<int64_t>(i) + 1});
+      events.push_back({b.end, -static_cast<int64_t>(i) - 1});
+    }
+    // Ends before starts at equal steps (half-open lifetimes).
+    llvm::sort(events, [](auto a, auto b) {
+      return a.first != b.first ? a.first < b.first : a.second < b.second;
+    });
+    uint64_t live = 0, peak = 0;
+    int64_t peakStep = 0;
+    for (auto [step, signedIndex] : events) {
+      const ReportBuffer &b = f.buffers[std::abs(signedIndex) - 1];
+      if (signedIndex > 0) {
+        live += b.size;
+        if (live > peak) {
+          peak = live;
+          peakStep = step;
+        }
+      } else {
+        live -= b.size;
+      }
+    }
+    os << where << ": arena " << formatBytes(f.arenaBytes) << " for "
+       << f.buffers.size() << " buffers; lower bound "
+       << formatBytes(f.lowerBoundBytes) << " (live bytes at step " << peakStep
+       << ")";
+    if (f.lowerBoundBytes > 0 && f.arenaBytes > f.lowerBoundBytes)
+      os << llvm::formatv(", fragmentation {0:F2}%",
+                          100.0 * (f.arenaBytes - f.lowerBoundBytes) /
+                              f.arenaBytes);
+    os << (f.optimal ? ", proven minimal" : "") << "\n";
+    std::vector<const ReportBuffer *> atPeak;
+    for (const ReportBuffer &b : f.buffers)
+      if (b.start <= peakStep && peakStep < b.end)
+        atPeak.push_back(&b);
+    llvm::stable_sort(atPeak, [](const ReportBuffer *a, const ReportBuffer *b) {
+      return a->size > b->size;
+    });
+    os << "  live at step " << peakStep << ": " << atPeak.size()
+       << " buffers; the largest:\n";
+    for (const ReportBuffer *b : llvm::ArrayRef(atPeak).take_front(maxBuffers))
+      os << llvm::formatv("    {0,10}  {1,5:F1}%  [{2}, {3})  {4}{5}\n",
+                          formatBytes(b->size),
+                          peak ? 100.0 * b->size / peak : 0.0, b->start, b->end,
+                          b->name, b->recomputed ? " (recomputed)" : "");
+    if (atPeak.size() > maxBuffers) {
+      uint64_t rest = 0;
+      for (const ReportBuffer *b :
+           llvm::ArrayRef(atPeak).drop_front(maxBuffers))
+        rest += b->size;
+      os << "    " << formatBytes(rest) << " in " << atPeak.size() - maxBuffers
+         << " more\n";
+    }
+    if (f.remat) {
+      uint64_t dropped = 0;
+      size_t count = 0;
+      for (const RematDecision &d : f.remat->decisions)
+        if (d.recompute) {
+          dropped += d.bytes;
+          ++count;
+        }
+      os << "  budget " << formatBytes(f.remat->budgetBytes) << ": " << count
+         << " values recomputed (" << formatBytes(dropped)
+         << " not kept), extra compute "
+         << llvm::formatv("{0:E2}", f.remat->recomputeCost);
+      if (f.remat->baselineCost > 0)
+        os << llvm::formatv(" = {0:F1}% of the step's {1:E2}",
+                            100.0 * f.remat->recomputeCost /
+                                f.remat->baselineCost,
+                            f.remat->baselineCost);
+      os << "\n";
+    }
+  }
 }
 
 llvm::Error

@@ -17,6 +17,7 @@
 #include "mlir/Interfaces/CallInterfaces.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/Support/CheckedArithmetic.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MathExtras.h"
 
 namespace mlir {
@@ -113,6 +114,21 @@ struct PackArenaPass : public memplan::impl::PackArenaPassBase<PackArenaPass> {
         failed(write(html, writeHtmlReport)) ||
         failed(write(exportCsv, writeCsvTraces)))
       return signalPassFailure();
+    if (explain == "-") {
+      writeExplanation(llvm::errs(), reports);
+    } else if (!explain.empty()) {
+      std::error_code ec;
+      llvm::raw_fd_ostream os(explain, ec, llvm::sys::fs::OF_Text);
+      if (!ec) {
+        writeExplanation(os, reports);
+        os.close();
+      }
+      if (ec || os.has_error()) {
+        module.emitError("cannot write the explanation '")
+            << explain << "': " << (ec ? ec : os.error()).message();
+        return signalPassFailure();
+      }
+    }
   }
 
   LogicalResult packFunction(FunctionOpInterface func, PackAlgorithm algo,

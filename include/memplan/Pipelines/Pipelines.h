@@ -82,6 +82,12 @@ struct MemplanPipelineOptions
   PassOptions::Option<std::string> html{
       *this, "html", llvm::cl::desc("Write the HTML picture of the plan here"),
       llvm::cl::init("")};
+  PassOptions::Option<std::string> explain{
+      *this, "explain",
+      llvm::cl::desc("Write why each arena is as large as it is (peak step, "
+                     "largest buffers there, what a budget recomputed) "
+                     "here, or to stderr with '-'"),
+      llvm::cl::init("")};
   // target=nvvm only.
   PassOptions::Option<std::string> chip{
       *this, "chip",

@@ -15,6 +15,7 @@
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <cstdint>
 #include <optional>
@@ -84,6 +85,18 @@ llvm::Error writeJsonReport(llvm::StringRef path,
 /// without buffers are skipped.
 llvm::Error writeCsvTraces(llvm::StringRef path,
                            llvm::ArrayRef<ReportFunction> functions);
+
+/// "Why does this step need N bytes?" in a few lines per arena: the arena
+/// against the lower bound, the peak step, the largest buffers live there
+/// (with the ops and source locations that create them) and their share of
+/// the peak, and what a budget made memplan recompute, at what cost. Sizes
+/// in human units. Written to `os`.
+void writeExplanation(llvm::raw_ostream &os,
+                      llvm::ArrayRef<ReportFunction> functions,
+                      unsigned maxBuffers = 5);
+
+/// Bytes in human units: "512 B", "1.50 KiB", "12.12 GiB".
+std::string formatBytes(uint64_t bytes);
 
 /// Writes one self-contained HTML page (no network): per function, a
 /// rectangle per buffer (x = steps, y = offset) with hover details, the

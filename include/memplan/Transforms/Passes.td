@@ -139,7 +139,11 @@ def PackArenaPass : Pass<"memplan-pack-arena", "::mlir::ModuleOp"> {
     docs/Interfaces.md), `html=<file.html>` (a self-contained picture),
     `export-csv=<file.csv>` (each arena's buffers as a packing instance for
     `memplan-pack` or MiniMalloc: `id,lower,upper,size,alignment`, sizes as
-    packed; with several arenas one file each, `<stem>.<function>.csv`).
+    packed; with several arenas one file each, `<stem>.<function>.csv`),
+    `explain=<file>` or `explain=-` (stderr): per arena, why it is as large
+    as it is — the arena against the lower bound, the peak step, the largest
+    buffers live there with their ops, locations and share of the peak, and
+    what a budget recomputed at what extra compute.
 
     A function the lifetime analysis rejects is left as it is, with the
     fallback of `memplan-annotate-lifetimes` (a warning, `memplan.unplanned`;
@@ -171,6 +175,10 @@ def PackArenaPass : Pass<"memplan-pack-arena", "::mlir::ModuleOp"> {
            "Write each arena's buffers as a packing instance (MiniMalloc CSV "
            "plus an alignment column) to this file; with several arenas, "
            "one file each, named <stem>.<function>[.space<S>].csv">,
+    Option<"explain", "explain", "std::string", /*default=*/"\"\"",
+           "Write why each arena is as large as it is (peak step, largest "
+           "buffers there with their ops and locations, what a budget "
+           "recomputed) to this file, or to stderr with '-'">,
     Option<"html", "html", "std::string", /*default=*/"\"\"",
            "Write a self-contained HTML picture of the plan to this file">,
     Option<"strict", "strict", "bool", /*default=*/"false",

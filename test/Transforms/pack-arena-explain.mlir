@@ -1,0 +1,29 @@
+// RUN: memplan-opt %s --memplan-pack-arena="explain=-" -o /dev/null 2>&1 | FileCheck %s
+// RUN: memplan-opt %s --memplan-pack-arena="explain=%t.txt" -o /dev/null
+// RUN: FileCheck %s --input-file=%t.txt
+// RUN: not memplan-opt %s --memplan-pack-arena="explain=%t.missing/x.txt" -o /dev/null 2>&1 | FileCheck %s --check-prefix=ERR
+
+// Why the arena is as large as it is: the peak step, the largest buffers
+// live there with their ops and locations and their share of the peak.
+// CHECK: @f: arena 4.00 KiB for 3 buffers; lower bound 4.00 KiB (live bytes at step 3), proven minimal
+// CHECK-NEXT: live at step 3: 3 buffers; the largest:
+// CHECK-NEXT: 2.00 KiB   50.0%  [1, 6)  memref.alloc @ {{.*}}pack-arena-explain.mlir:17:8
+// CHECK-NEXT: 1.00 KiB   25.0%  [0, 5)  memref.alloc @ {{.*}}pack-arena-explain.mlir:16:8
+// CHECK-NEXT: 1.00 KiB   25.0%  [3, 7)  memref.alloc @ {{.*}}pack-arena-explain.mlir:19:8
+// CHECK-NEXT: @g: left unplanned: dynamic shape
+// ERR: error: cannot write the explanation '{{.*}}x.txt'
+func.func @f(%x: memref<256xf32>) {
+  %a = memref.alloc() : memref<256xf32>
+  %b = memref.alloc() : memref<512xf32>
+  linalg.copy ins(%x : memref<256xf32>) outs(%a : memref<256xf32>)
+  %c = memref.alloc() : memref<256xf32>
+  linalg.copy ins(%a : memref<256xf32>) outs(%c : memref<256xf32>)
+  memref.copy %b, %b : memref<512xf32> to memref<512xf32>
+  linalg.copy ins(%c : memref<256xf32>) outs(%x : memref<256xf32>)
+  return
+}
+
+func.func @g(%n: index) {
+  %a = memref.alloc(%n) : memref<?xf32>
+  return
+}
