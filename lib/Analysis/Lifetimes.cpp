@@ -72,6 +72,77 @@ mlir::memplan::getCheckedStorageBytes(Location loc, Type type,
   return *bytes;
 }
 
+/// MLIR's runner utilities that print a memref and keep no reference.
+static bool isRunnerPrinter(StringRef name) {
+  return name.starts_with("printMemref") ||
+         name.starts_with("_mlir_ciface_printMemref");
+}
+
+bool mlir::memplan::calleeKeepsNoReference(CallOpInterface call,
+                                           unsigned argIndex) {
+  // (call, argument) pairs still to check; calls inside a callee are
+  // followed to a fixed depth, iteratively.
+  constexpr unsigned kMaxDepth = 4;
+  constexpr size_t kMaxUses = 1 << 16;
+  struct Pending {
+    CallOpInterface call;
+    unsigned arg;
+    unsigned depth;
+  };
+  SmallVector<Pending> pending{{call, argIndex, 0}};
+  size_t visited = 0;
+  while (!pending.empty()) {
+    Pending next = pending.pop_back_val();
+    auto callee =
+        dyn_cast_or_null<FunctionOpInterface>(next.call.resolveCallable());
+    if (!callee)
+      return false;
+    if (callee.isExternal()) {
+      if (!isRunnerPrinter(callee.getName()))
+        return false;
+      continue;
+    }
+    if (next.depth >= kMaxDepth ||
+        next.arg >= callee.getFunctionBody().getNumArguments())
+      return false;
+    SmallVector<Value> work{callee.getFunctionBody().getArgument(next.arg)};
+    while (!work.empty()) {
+      Value value = work.pop_back_val();
+      for (OpOperand &use : value.getUses()) {
+        if (++visited > kMaxUses)
+          return false;
+        Operation *user = use.getOwner();
+        if (auto view = dyn_cast<ViewLikeOpInterface>(user);
+            view && view.getViewSource() == value) {
+          llvm::append_range(work, user->getResults());
+          continue;
+        }
+        if (auto inner = dyn_cast<CallOpInterface>(user)) {
+          OperandRange args = inner.getArgOperands();
+          if (args.empty() ||
+              use.getOperandNumber() < args.getBeginOperandIndex() ||
+              use.getOperandNumber() >=
+                  args.getBeginOperandIndex() + args.size())
+            return false;
+          pending.push_back(
+              {inner, use.getOperandNumber() - args.getBeginOperandIndex(),
+               next.depth + 1});
+          continue;
+        }
+        if (isa<memref::DeallocOp, RegionBranchOpInterface>(user) ||
+            user->hasTrait<OpTrait::IsTerminator>())
+          return false;
+        // Storing the memref itself (not into it) keeps a reference.
+        if (isa<memref::StoreOp>(user) && use.getOperandNumber() == 0)
+          return false;
+        if (llvm::any_of(user->getResultTypes(), isBufferType))
+          return false;
+      }
+    }
+  }
+  return true;
+}
+
 std::string mlir::memplan::describeOp(Operation *op) {
   std::string text;
   llvm::raw_string_ostream os(text);

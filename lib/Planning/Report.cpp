@@ -63,6 +63,12 @@ mlir::memplan::writeJsonReport(llvm::StringRef path,
       function["memory_space"] = f.memorySpace;
     if (!f.unplannedReason.empty())
       function["unplanned"] = f.unplannedReason;
+    if (!f.heapBuffers.empty()) {
+      Array heap;
+      for (const auto &[name, reason] : f.heapBuffers)
+        heap.push_back(Object{{"name", name}, {"reason", reason}});
+      function["heap_buffers"] = std::move(heap);
+    }
     if (f.remat) {
       Array decisions;
       for (const RematDecision &d : f.remat->decisions)
@@ -169,8 +175,17 @@ void mlir::memplan::writeExplanation(llvm::raw_ostream &os,
       os << where << ": left unplanned: " << f.unplannedReason << "\n";
       continue;
     }
-    if (f.buffers.empty())
+    auto heap = [&] {
+      for (const auto &[name, reason] : f.heapBuffers)
+        os << "  left on the heap: " << name << ": " << reason << "\n";
+    };
+    if (f.buffers.empty()) {
+      if (!f.heapBuffers.empty()) {
+        os << where << ": no arena\n";
+        heap();
+      }
       continue;
+    }
     // The live bytes over time, from the packed sizes: the first step where
     // they peak.
     std::vector<std::pair<int64_t, int64_t>> events; // (step, +/-index)
@@ -246,6 +261,7 @@ void mlir::memplan::writeExplanation(llvm::raw_ostream &os,
                             f.remat->baselineCost);
       os << "\n";
     }
+    heap();
   }
 }
 

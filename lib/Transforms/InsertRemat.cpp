@@ -115,9 +115,13 @@ struct InsertRematPass
         FailureOr<FunctionRematGraph> g = FunctionRematGraph::build(func);
         exported += succeeded(g) && hasRecomputable(g->graph);
       }
+    // The budget holds for every function: report each one that cannot
+    // keep it (its own smallest budget), not only the first.
+    bool anyFailed = false;
     for (FunctionOpInterface func : funcs)
-      if (failed(rewrite(func, options)))
-        return signalPassFailure();
+      anyFailed |= failed(rewrite(func, options));
+    if (anyFailed)
+      return signalPassFailure();
   }
 
   LogicalResult rewrite(FunctionOpInterface func, const RematOptions &options);

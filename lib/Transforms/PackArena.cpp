@@ -164,16 +164,40 @@ PackArenaPass::packFunction(FunctionOpInterface func, PackAlgorithm algo,
 
   // Candidates: planned, static, identity-layout, non-empty memref.allocs.
   std::vector<uint8_t> candidate(roots.size(), 0);
+  // Why a buffer the function allocates stays on the heap (for the report).
+  std::vector<std::string> heapReason(roots.size());
   for (auto [i, root] : llvm::enumerate(roots)) {
     auto alloc = root.value.getDefiningOp<memref::AllocOp>();
     candidate[i] = root.isPlanned() && alloc && root.size > 0 &&
                    alloc.getType().getLayout().isIdentity();
+    if (root.isPlanned() && alloc && root.size > 0 && !candidate[i])
+      heapReason[i] = "it has a non-identity layout";
   }
-  // Escapes: anything sharing the buffer passed to a call.
+  auto leaveOnHeap = [&](const Root *root, const std::string &why) {
+    size_t i = indexOf(root);
+    if (std::exchange(candidate[i], 0))
+      heapReason[i] = why;
+  };
+  // Escapes: anything sharing the buffer passed to a call that may keep a
+  // reference to it (or return it: the analysis does not alias call
+  // results with arguments).
   func.walk([&](CallOpInterface call) {
-    for (Value operand : call->getOperands())
-      for (const Root *root : lifetimes->getRootsOf(operand))
-        candidate[indexOf(root)] = 0;
+    OperandRange args = call.getArgOperands();
+    for (OpOperand &operand : call->getOpOperands()) {
+      unsigned index = operand.getOperandNumber();
+      bool isArg = !args.empty() && index >= args.getBeginOperandIndex() &&
+                   index < args.getBeginOperandIndex() + args.size();
+      if (isArg &&
+          calleeKeepsNoReference(call, index - args.getBeginOperandIndex()))
+        continue;
+      std::string callee = "an indirect call";
+      if (auto symbol = llvm::dyn_cast_if_present<SymbolRefAttr>(
+              call.getCallableForCallee()))
+        callee = "@" + symbol.getLeafReference().str();
+      for (const Root *root : lifetimes->getRootsOf(operand.get()))
+        leaveOnHeap(root,
+                    "passed to " + callee + ", which may keep or return it");
+    }
   });
   // A dealloc must free planned buffers only, or none.
   SmallVector<memref::DeallocOp> deallocs;
@@ -187,8 +211,10 @@ PackArenaPass::packFunction(FunctionOpInterface func, PackAlgorithm algo,
       bool all = llvm::all_of(
           freed, [&](const Root *r) { return candidate[indexOf(r)]; });
       if (any && !all) {
-        for (const Root *r : freed)
-          changed |= std::exchange(candidate[indexOf(r)], 0) != 0;
+        for (const Root *r : freed) {
+          changed |= candidate[indexOf(r)] != 0;
+          leaveOnHeap(r, "freed together with a buffer that is not planned");
+        }
       }
     }
   }
@@ -218,10 +244,16 @@ PackArenaPass::packFunction(FunctionOpInterface func, PackAlgorithm algo,
   }
   if (spaces.empty())
     spaces.push_back(Attribute());
+  size_t firstReport = reports.size();
   for (Attribute space : spaces)
     if (failed(packSpace(func, algo, *lifetimes, plannedBySpace[space], space,
                          reports)))
       return failure();
+  if (reports.size() > firstReport)
+    for (auto [i, root] : llvm::enumerate(roots))
+      if (!heapReason[i].empty())
+        reports[firstReport].heapBuffers.push_back(
+            {describeOp(root.value.getDefiningOp()), heapReason[i]});
   for (memref::DeallocOp op : plannedDeallocs)
     op.erase();
   return success();

@@ -31,6 +31,7 @@
 
 #include "mlir/IR/Operation.h"
 #include "mlir/IR/Value.h"
+#include "mlir/Interfaces/CallInterfaces.h"
 #include "mlir/Interfaces/DataLayoutInterfaces.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Support/LLVM.h"
@@ -126,6 +127,16 @@ private:
 /// result is std::nullopt (leave the function as it is).
 FailureOr<std::optional<FunctionLifetimes>>
 analyzeForPlanning(FunctionOpInterface func, bool strict);
+
+/// Whether the callee of `call` certainly keeps no reference to the buffer
+/// passed as its `argIndex`-th argument once it returns (so the caller may
+/// place that buffer in its arena): a function defined in the module whose
+/// argument, through views and casts, is only read, written or handed to
+/// another such call (not returned, forwarded into or out of a region,
+/// stored, freed, or given to an op of unknown aliasing), or one of MLIR's
+/// runner-utility printers (`printMemref*`, which print and forget). Looks
+/// through at most a few levels of calls (no recursion on the input).
+bool calleeKeepsNoReference(CallOpInterface call, unsigned argIndex);
 
 /// "<op name> @ <file:line:col>": how reports and remat decisions name the
 /// buffer an op creates (a recomputed op's `memplan.recompute` location name

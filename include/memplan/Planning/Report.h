@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace mlir {
@@ -69,6 +70,9 @@ struct ReportFunction {
   std::string unplannedReason;
   /// Present when rematerialization ran.
   std::optional<RematReport> remat;
+  /// Buffers the function allocates that stay on the heap, with why (a call
+  /// that may keep them, a layout, ...): (name, reason).
+  std::vector<std::pair<std::string, std::string>> heapBuffers;
 };
 
 /// Writes the JSON v1 report.

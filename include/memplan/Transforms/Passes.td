@@ -121,8 +121,13 @@ def PackArenaPass : Pass<"memplan-pack-arena", "::mlir::ModuleOp"> {
     entry — one arena per memory space, in the space of its buffers, each
     packed and reported on its own (the report's `memory_space` field names
     a non-default space); the `memref.dealloc`s of those buffers disappear. An allocation
-    escapes when any value sharing its buffer is passed to a call (the callee
-    may keep it) or freed together with a buffer that is not planned; escaping
+    escapes when any value sharing its buffer is passed to a call whose
+    callee may keep or return it, or freed together with a buffer that is
+    not planned. A callee keeps no reference when it is a function of the
+    module whose argument, through views and casts, is only read, written
+    or handed to another such call (up to four calls deep), or one of MLIR's
+    runner printers (`printMemref*`); anything else (an external function, a
+    return, a store of the memref, a dealloc, a region forwarding it) may. escaping
     and returned allocations, zero-byte ones and those with a layout are left
     as they are.
 
@@ -283,7 +288,10 @@ def InsertRematPass : Pass<"memplan-insert-remat", "::mlir::ModuleOp"> {
       'P' reaches is M bytes`, and with `chain`/`optimal` `... with policy 'P':
       the smallest budget policy 'budget' reaches is M bytes` (or `this policy
       reached is M bytes` with `check-arena`) (M: the smallest liveness peak,
-      or with `check-arena` the smallest packed arena reached)
+      or with `check-arena` the smallest packed arena reached); one error
+      for each function that cannot keep the budget (it holds for every
+      function of the module, so the smallest workable budget is the largest
+      M named)
     - `time-limit X is not a number of seconds in (0, 1e6]` (also
       `milp-time-limit`)
     - `memplan-insert-remat cannot plan this function: node N: the output
