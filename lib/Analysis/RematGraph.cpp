@@ -6,6 +6,7 @@
 
 #include "memplan/Analysis/RematGraph.h"
 #include "memplan/Analysis/Lifetimes.h"
+#include "memplan/IR/MemplanDialect.h"
 #include "memplan/IR/MemplanOps.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -28,7 +29,7 @@ static double elements(Type type) {
 }
 
 double mlir::memplan::estimateCost(Operation *op) {
-  if (Attribute attr = op->getAttr(kCostAttrName)) {
+  if (Attribute attr = op->getAttr(MemplanDialect::getCostAttrName())) {
     if (auto f = dyn_cast<FloatAttr>(attr))
       return f.getValueAsDouble();
     if (auto i = dyn_cast<IntegerAttr>(attr))

@@ -14,6 +14,8 @@
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/MathExtras.h"
 
+#include <cmath>
+
 using namespace mlir;
 using namespace mlir::memplan;
 
@@ -142,6 +144,18 @@ LogicalResult MemplanDialect::verifyOperationAttribute(Operation *op,
     if (!isa<StringAttr>(attr.getValue()) || !isa<FunctionOpInterface>(op))
       return op->emitError() << "'" << getUnplannedAttrName()
                              << "' must be a string attribute on a function";
+    return success();
+  }
+  if (attr.getName() == getCostAttrName()) {
+    double cost = -1;
+    if (auto f = dyn_cast<FloatAttr>(attr.getValue()))
+      cost = f.getValueAsDouble();
+    else if (auto i = dyn_cast<IntegerAttr>(attr.getValue());
+             i && i.getType().isSignlessInteger())
+      cost = static_cast<double>(i.getInt());
+    if (!(cost >= 0) || std::isinf(cost))
+      return op->emitError() << "'" << getCostAttrName()
+                             << "' must be a finite, non-negative number";
     return success();
   }
   if (attr.getName() == getRematAttrName()) {

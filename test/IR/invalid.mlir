@@ -238,3 +238,21 @@ func.func @view_other_memory_space() {
   %v = memplan.view %a[<offset = 0, size = 64, alignment = 64>] : memref<128xi8> to memref<16xf32, 1>
   return
 }
+
+// -----
+
+func.func @negative_cost(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %e = tensor.empty() : tensor<4xf32>
+  // expected-error @+1 {{'memplan.cost' must be a finite, non-negative number}}
+  %y = linalg.exp {memplan.cost = -1.0 : f64} ins(%x : tensor<4xf32>) outs(%e : tensor<4xf32>) -> tensor<4xf32>
+  return %y : tensor<4xf32>
+}
+
+// -----
+
+func.func @string_cost(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %e = tensor.empty() : tensor<4xf32>
+  // expected-error @+1 {{'memplan.cost' must be a finite, non-negative number}}
+  %y = linalg.exp {memplan.cost = "cheap"} ins(%x : tensor<4xf32>) outs(%e : tensor<4xf32>) -> tensor<4xf32>
+  return %y : tensor<4xf32>
+}

@@ -34,9 +34,6 @@ namespace memplan {
 /// allocations, views and casts.
 double estimateCost(Operation *op);
 
-/// The name of the discardable attribute that overrides estimateCost.
-inline constexpr llvm::StringLiteral kCostAttrName = "memplan.cost";
-
 struct FunctionRematGraph {
   RematGraph graph;
   /// Per node: the ops of its chain in program order (the root first) and

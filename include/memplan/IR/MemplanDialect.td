@@ -54,6 +54,10 @@ def Memplan_Dialect : Dialect {
     static ::llvm::StringRef getUnplannedAttrName() {
       return "memplan.unplanned";
     }
+    /// The discardable attribute that overrides an op's estimated compute
+    /// cost for rematerialization (docs/CostModel.md): a finite,
+    /// non-negative number.
+    static ::llvm::StringRef getCostAttrName() { return "memplan.cost"; }
   }];
 }
 
