@@ -18,7 +18,7 @@
 // instance as CSV.
 //
 //   memplan-bench-pack-random [--count=N] [--seed=S] [--max-items=K]
-//                             [--brute-max=B] [--time-limit=T]
+//                             [--brute-max=B] [--work-limit=W]
 //
 //===----------------------------------------------------------------------===//
 
@@ -50,9 +50,11 @@ static cl::opt<unsigned>
              cl::desc("Instances up to this many buffers get the brute-force "
                       "optimum"),
              cl::init(7));
-static cl::opt<double>
-    timeLimit("time-limit", cl::desc("Seconds for best and exact per call"),
-              cl::init(0.005));
+static cl::opt<uint64_t>
+    workLimit("work-limit",
+              cl::desc("Work units for best and exact per call (the default "
+                       "is about 5 ms)"),
+              cl::init(2500000));
 
 namespace {
 /// A random instance: a few shapes of lifetimes (short, nested, long, all
@@ -210,7 +212,7 @@ int main(int argc, char **argv) {
     for (const Run &run : runs) {
       PackOptions options;
       options.algorithm = run.algorithm;
-      options.timeLimitSeconds = timeLimit;
+      options.workLimit = workLimit;
       options.seed = k;
       uint64_t capacity = 0;
       if (run.capacity) {
@@ -252,7 +254,7 @@ int main(int argc, char **argv) {
         // agree (it cannot find less).
         PackOptions exact;
         exact.algorithm = PackAlgorithm::Exact;
-        exact.timeLimitSeconds = 1.0;
+
         PackResult check = pack(items, exact);
         if (check.arena < r.arena)
           fail(run, "optimal claimed for " + std::to_string(r.arena) +

@@ -104,6 +104,7 @@ void mlir::memplan::buildMemplanPipeline(
     remat.checkArena = true;
     remat.alignment = options.alignment;
     remat.algorithm = options.algorithm;
+    remat.workLimit = options.workLimit;
     remat.timeLimit = options.timeLimit;
     pm.addPass(createInsertRematPass(remat));
   }
@@ -115,6 +116,7 @@ void mlir::memplan::buildMemplanPipeline(
   PackArenaPassOptions pack;
   pack.algorithm = options.algorithm;
   pack.alignment = options.alignment;
+  pack.workLimit = options.workLimit;
   pack.timeLimit = options.timeLimit;
   pack.report = options.report;
   pack.html = options.html;

@@ -158,16 +158,68 @@ mlir::memplan::findPackingClash(ArrayRef<PackItem> items,
 namespace {
 using Clock = std::chrono::steady_clock;
 
-struct Deadline {
-  Clock::time_point end;
-  /// `seconds` is clamped to [0, kMaxTimeLimitSeconds] (NaN counts as 0):
-  /// the end can never overflow the clock into the past.
-  explicit Deadline(double seconds)
-      : end(Clock::now() + std::chrono::microseconds(static_cast<int64_t>(
-                               std::clamp(std::isnan(seconds) ? 0.0 : seconds,
-                                          0.0, kMaxTimeLimitSeconds) *
-                               1e6))) {}
-  bool expired() const { return Clock::now() >= end; }
+/// What bounds the search: work units charged to one counter (the same
+/// count on any machine) and, when asked for, the wall clock. A Budget is a
+/// window on both; a share or a slice narrows it, and work done under it
+/// counts against every enclosing window, as time does.
+class Budget {
+public:
+  /// `workLimit` 0: no work bound; `seconds` 0: no clock (clamped to
+  /// kMaxTimeLimitSeconds; NaN counts as none).
+  Budget(uint64_t &counter, uint64_t workLimit, double seconds)
+      : counter(&counter),
+        endWork(workLimit ? addSaturating(counter, workLimit) : UINT64_MAX) {
+    if (seconds > 0)
+      endTime =
+          Clock::now() + std::chrono::microseconds(static_cast<int64_t>(
+                             std::min(seconds, kMaxTimeLimitSeconds) * 1e6));
+  }
+
+  void charge(uint64_t units) const { *counter += units; }
+  bool overWork() const { return *counter >= endWork; }
+  /// Reads the clock: callers in hot loops ask every few iterations.
+  bool overTime() const { return endTime && Clock::now() >= *endTime; }
+  bool expired() const { return overWork() || overTime(); }
+
+  /// `fraction` (in [0, 1]) of what is left of each bound.
+  Budget share(double fraction) const {
+    Budget b = *this;
+    if (endWork != UINT64_MAX)
+      b.endWork = *counter + static_cast<uint64_t>(
+                                 fraction * static_cast<double>(workLeft()));
+    if (endTime)
+      b.endTime = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                     fraction * secondsLeft());
+    return b;
+  }
+  /// At most `units` more work and `seconds` more time (each only where
+  /// that bound exists).
+  Budget slice(uint64_t units, double seconds) const {
+    Budget b = *this;
+    if (endWork != UINT64_MAX)
+      b.endWork = std::min(endWork, addSaturating(*counter, units));
+    if (endTime)
+      b.endTime = std::min(
+          *endTime, Clock::now() + std::chrono::microseconds(
+                                       static_cast<int64_t>(seconds * 1e6)));
+    return b;
+  }
+
+private:
+  static uint64_t addSaturating(uint64_t a, uint64_t b) {
+    return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+  }
+  uint64_t workLeft() const {
+    return endWork > *counter ? endWork - *counter : 0;
+  }
+  std::chrono::duration<double> secondsLeft() const {
+    return std::max(std::chrono::duration<double>(0),
+                    std::chrono::duration<double>(*endTime - Clock::now()));
+  }
+
+  uint64_t *counter;
+  uint64_t endWork;
+  std::optional<Clock::time_point> endTime;
 };
 
 /// A static centered interval tree over a set of items, answering "which
@@ -271,27 +323,38 @@ struct Segment {
 /// Places `order` one by one, each at the best-fitting gap among the
 /// time-overlapping items already placed (the smallest gap that fits, lowest
 /// offset on ties), or on top of them. Returns the arena, or nullopt when it
-/// runs past `deadline` or past `cutoff`.
-std::optional<uint64_t>
-placeInOrder(const Segment &seg, const IntervalTree &tree,
-             ArrayRef<uint32_t> order, std::vector<uint64_t> &offsets,
-             std::vector<uint8_t> &placed, const Deadline *deadline,
-             uint64_t cutoff) {
+/// runs past `budget` (charged one unit per item and per time-overlapping
+/// item it looks at) or past `cutoff`.
+std::optional<uint64_t> placeInOrder(const Segment &seg,
+                                     const IntervalTree &tree,
+                                     ArrayRef<uint32_t> order,
+                                     std::vector<uint64_t> &offsets,
+                                     std::vector<uint8_t> &placed,
+                                     const Budget *budget, uint64_t cutoff) {
   for (uint32_t id : seg.ids)
     placed[id] = 0;
   uint64_t arena = 0;
   std::vector<std::pair<uint64_t, uint64_t>> busy; // (offset, end)
   size_t count = 0;
   for (uint32_t id : order) {
-    if (deadline && (++count & 255) == 0 && deadline->expired())
+    if (budget &&
+        (budget->overWork() || ((++count & 255) == 0 && budget->overTime())))
       return std::nullopt;
     const PackItem &item = seg.items[id];
     busy.clear();
+    uint64_t visited = 0;
     tree.forEachOverlap(item.live, [&](uint32_t other) {
+      ++visited;
       if (placed[other])
         busy.push_back(
             {offsets[other], offsets[other] + seg.items[other].size});
     });
+    // A visit reads three arrays at scattered indices, and the k busy ranges
+    // are sorted: weighted so that a unit here takes about as long as a unit
+    // of the canonical search (measured: docs/Packing.md).
+    if (budget)
+      budget->charge(1 + 5 * visited +
+                     busy.size() * llvm::Log2_64_Ceil(busy.size() + 1) / 2);
     llvm::sort(busy);
     uint64_t cursor = 0, bestOffset = UINT64_MAX, bestGap = UINT64_MAX;
     for (auto [lo, hi] : busy) {
@@ -524,10 +587,14 @@ std::vector<uint32_t> makeOrder(const Segment &seg, OrderKind kind,
     break;
   case OrderKind::Random: {
     // Size order with multiplicative noise: keeps big buffers early.
-    std::uniform_real_distribution<double> noise(0.5, 1.5);
+    // The noise in [0.5, 1.5) from the top 53 bits of mt19937_64 (fully
+    // specified by the standard), not a std:: distribution (whose output
+    // differs between standard libraries): the same on any machine.
     std::vector<double> key(items.size());
-    for (uint32_t i : order)
-      key[i] = static_cast<double>(items[i].size) * noise(*rng);
+    for (uint32_t i : order) {
+      double noise = 0.5 + static_cast<double>((*rng)() >> 11) * 0x1p-53;
+      key[i] = static_cast<double>(items[i].size) * noise;
+    }
     llvm::stable_sort(order,
                       [&](uint32_t a, uint32_t b) { return key[a] > key[b]; });
     break;
@@ -554,6 +621,8 @@ struct SearchProblem {
   /// Set (and nothing else built) when the overlap pairs or the section
   /// memberships would exceed kMaxSearchEntries: no search on this segment.
   bool tooLarge = false;
+  /// The work units building it took: items, memberships and pairs.
+  uint64_t buildWork = 0;
 };
 
 /// Segments needing more time-overlapping pairs or section memberships than
@@ -593,6 +662,7 @@ SearchProblem::SearchProblem(const Segment &seg)
   llvm::sort(ends);
   for (auto [k, i] : llvm::enumerate(order))
     pairs += k - (llvm::upper_bound(ends, secLo[i]) - ends.begin());
+  buildWork = n + memberships + pairs;
   if (memberships > kMaxSearchEntries || pairs > kMaxSearchEntries) {
     tooLarge = true;
     return;
@@ -708,8 +778,8 @@ public:
   enum class Status { Found, Exhausted, Stopped, TooDeep };
 
   CanonicalSearch(const SearchProblem &problem, const char *keys,
-                  uint64_t capacity, const Deadline &deadline,
-                  uint64_t nodeLimit, std::vector<uint64_t> &offsetsOut);
+                  uint64_t capacity, const Budget &budget, uint64_t nodeLimit,
+                  std::vector<uint64_t> &offsetsOut);
 
   Status run();
   /// The arena of the packing found, or UINT64_MAX.
@@ -749,7 +819,7 @@ private:
   const SearchProblem &p;
   const char *keys;
   uint64_t cap;
-  const Deadline &deadline;
+  const Budget &budget;
   uint64_t nodeLimit;
   std::vector<uint64_t> &offsetsOut;
 
@@ -791,10 +861,10 @@ private:
 };
 
 CanonicalSearch::CanonicalSearch(const SearchProblem &problem, const char *keys,
-                                 uint64_t capacity, const Deadline &deadline,
+                                 uint64_t capacity, const Budget &budget,
                                  uint64_t nodeLimit,
                                  std::vector<uint64_t> &offsetsOut)
-    : p(problem), keys(keys), cap(capacity), deadline(deadline),
+    : p(problem), keys(keys), cap(capacity), budget(budget),
       nodeLimit(nodeLimit), offsetsOut(offsetsOut) {
   size_t n = p.global.size(), sections = p.inSection.size();
   rank.resize(n);
@@ -816,6 +886,7 @@ CanonicalSearch::CanonicalSearch(const SearchProblem &problem, const char *keys,
       low[s] = 0;
       lowCount[s] = p.inSection[s].size();
     }
+  budget.charge(n + sections);
 }
 
 CanonicalSearch::Status CanonicalSearch::run() {
@@ -862,15 +933,19 @@ bool CanonicalSearch::solveSplit(const Part &part, ArrayRef<uint32_t> cuts) {
 /// Returns true when the part was completed (offsets recorded).
 bool CanonicalSearch::dfs(const Part &part, uint64_t lastOffset,
                           uint32_t lastRank) {
-  // The clock every 16 nodes: a node whose candidates mostly fail the
-  // section pre-check costs up to ~0.3 ms on 400 items (every 256 nodes let
-  // J of MiniMalloc's suite overrun a 1 s limit by up to 110 ms).
+  // The work bound at every node; the clock (when there is one) every 16:
+  // a node whose candidates mostly fail the section pre-check costs up to
+  // ~0.3 ms on 400 items (every 256 nodes let J of MiniMalloc's suite
+  // overrun a 1 s limit by up to 110 ms).
   tooDeep |= depth >= kMaxSearchDepth;
-  if (++nodes > nodeLimit || ((nodes & 15) == 0 && deadline.expired()) ||
-      tooDeep)
+  if (++nodes > nodeLimit || budget.overWork() ||
+      ((nodes & 15) == 0 && budget.overTime()) || tooDeep)
     stopped = true;
   if (stopped)
     return false;
+  // Work: one unit per item of the part scanned below (twice), and per
+  // candidate tried the sections and neighbours it touches.
+  budget.charge(part.items.size());
   struct Nest {
     uint32_t &depth;
     explicit Nest(uint32_t &depth) : depth(depth) { ++depth; }
@@ -928,14 +1003,18 @@ bool CanonicalSearch::dfs(const Part &part, uint64_t lastOffset,
     // Cheap pre-checks of the section bound after placing i: its own
     // sections get floor `top`; every section gets at least c.offset.
     bool fit = true;
+    budget.charge(1 + p.secHi[i] - p.secLo[i]);
     for (uint32_t s = p.secLo[i]; s < p.secHi[i] && fit; ++s)
       fit = c.offset + unplacedBytes[s] <= cap;
-    if (fit && c.offset + maxUnplaced > cap)
+    if (fit && c.offset + maxUnplaced > cap) {
+      budget.charge(part.end - part.begin);
       for (uint32_t s = part.begin; s < part.end && fit; ++s)
         fit = (s >= p.secLo[i] && s < p.secHi[i]) ||
               c.offset + unplacedBytes[s] <= cap;
+    }
     if (!fit)
       continue;
+    budget.charge(p.overlaps[i].size());
     placedAt[i] = c.offset;
     lowOrMax[i] = UINT64_MAX;
     size_t offsetMark = offsetLog.size(), floorMark = floorLog.size(),
@@ -980,6 +1059,7 @@ bool CanonicalSearch::dfs(const Part &part, uint64_t lastOffset,
     }
     // A section's floor is at least the lowest minimum offset there.
     for (uint32_t s : staleSections) {
+      budget.charge(p.inSection[s].size());
       stale[s] = 0;
       uint64_t lowest = UINT64_MAX;
       uint32_t count = 0;
@@ -1076,14 +1156,15 @@ constexpr unsigned kMaxStall = 256;
 
 /// The greedy phase for one segment: the peak split, both start-order
 /// sweeps, the greedy placer over four orders, then (when `randomize`) random
-/// size orders until the deadline, the target or a stall. Returns the arena;
-/// offsets filled.
+/// size orders until the budget, the target or a stall. Returns the arena;
+/// offsets filled. The sweeps are charged one unit per item.
 uint64_t packGreedy(const Segment &seg, std::vector<uint64_t> &offsets,
-                    const Deadline &deadline, uint64_t target, uint64_t seed,
+                    const Budget &budget, uint64_t target, uint64_t seed,
                     bool randomize) {
   // The peak split first: on training traces (nested activations around
   // one peak) it reaches the bound in one O(n log n) pass.
   uint64_t best = sweepFromPeak(seg, seg.peakStep, offsets);
+  budget.charge(seg.ids.size());
   if (best <= target)
     return best;
   std::vector<uint64_t> trial(offsets.size());
@@ -1094,9 +1175,10 @@ uint64_t packGreedy(const Segment &seg, std::vector<uint64_t> &offsets,
   };
   for (bool longestFirst : {false, true}) {
     uint64_t arena = sweepStartOrder(seg, trial, longestFirst);
+    budget.charge(seg.ids.size());
     if (arena < best)
       keep(arena);
-    if (best <= target || deadline.expired())
+    if (best <= target || budget.expired())
       return best;
   }
   std::vector<uint8_t> placed(offsets.size(), 0);
@@ -1105,21 +1187,22 @@ uint64_t packGreedy(const Segment &seg, std::vector<uint64_t> &offsets,
                          OrderKind::Start}) {
     std::vector<uint32_t> order = makeOrder(seg, kind, nullptr);
     std::optional<uint64_t> arena =
-        placeInOrder(seg, tree, order, trial, placed, &deadline, best);
+        placeInOrder(seg, tree, order, trial, placed, &budget, best);
     if (arena && *arena < best)
       keep(*arena);
-    if (best <= target || deadline.expired())
+    if (best <= target || budget.expired())
       return best;
   }
   if (!randomize)
     return best;
-  // Randomized improvement until the deadline, the target, or a stall.
+  // Randomized improvement until the budget, the target, or a stall.
   std::mt19937_64 rng(seed);
   for (unsigned stall = 0;
-       best > target && stall < kMaxStall && !deadline.expired(); ++stall) {
+       best > target && stall < kMaxStall && !budget.expired(); ++stall) {
     std::vector<uint32_t> order = makeOrder(seg, OrderKind::Random, &rng);
+    budget.charge(seg.ids.size());
     std::optional<uint64_t> arena =
-        placeInOrder(seg, tree, order, trial, placed, &deadline, best);
+        placeInOrder(seg, tree, order, trial, placed, &budget, best);
     if (arena && *arena < best) {
       keep(*arena);
       stall = 0;
@@ -1142,12 +1225,12 @@ struct SearchOutcome {
 constexpr uint64_t kNodeLimitGrowth = 4;
 
 /// The canonical search with restarts: rounds over the static orders with
-/// a node limit growing kNodeLimitGrowth-fold each round, until `deadline`
+/// a node limit growing kNodeLimitGrowth-fold each round, until `budget`
 /// or the first arena <= cap. `exhausted` means no arena <= cap exists (each
 /// run is complete whatever the order).
 SearchOutcome searchPortfolio(const SearchProblem &problem,
                               std::vector<uint64_t> &offsets,
-                              const Deadline &deadline, uint64_t cap) {
+                              const Budget &budget, uint64_t cap) {
   SearchOutcome out;
   std::vector<uint64_t> trial(offsets);
   for (uint64_t limit = 2 * problem.global.size();;
@@ -1155,9 +1238,9 @@ SearchOutcome searchPortfolio(const SearchProblem &problem,
                    ? UINT64_MAX
                    : limit * kNodeLimitGrowth) {
     for (const char *keys : kPreorders) {
-      if (deadline.expired())
+      if (budget.expired())
         return out;
-      CanonicalSearch search(problem, keys, cap, deadline, limit, trial);
+      CanonicalSearch search(problem, keys, cap, budget, limit, trial);
       CanonicalSearch::Status status = search.run();
       if (status == CanonicalSearch::Status::Found) {
         out.arena = search.getArena();
@@ -1188,24 +1271,18 @@ struct SegmentSearch {
   std::unique_ptr<SearchProblem> problem;
 };
 
-double secondsLeft(const Deadline &deadline) {
-  return std::max(
-      0.0, std::chrono::duration<double>(deadline.end - Clock::now()).count());
-}
-
 /// Phase one of Best and Exact for one segment: the greedy phase, then (for
 /// segments small enough, always for Exact) the canonical search at the goal
 /// — the lower bound, or the capacity in decision mode — with
 /// kDecisionShare of the time left (all of it in decision mode). Sets
 /// `infeasible` when the capacity is proven too small.
 SegmentSearch decideSegment(const Segment &seg, std::vector<uint64_t> &offsets,
-                            const Deadline &deadline, uint64_t target,
+                            const Budget &budget, uint64_t target,
                             const PackOptions &options, bool &infeasible) {
   SegmentSearch state;
   bool exact = options.algorithm == PackAlgorithm::Exact;
   bool search = exact || seg.ids.size() <= kMaxSearchItems;
-  state.arena =
-      packGreedy(seg, offsets, deadline, target, options.seed, !search);
+  state.arena = packGreedy(seg, offsets, budget, target, options.seed, !search);
   uint64_t goal =
       options.capacity ? std::max(target, *options.capacity) : target;
   // Only the lower bound is a proof: a capacity is a goal, not a bound.
@@ -1213,12 +1290,12 @@ SegmentSearch decideSegment(const Segment &seg, std::vector<uint64_t> &offsets,
   if (!search || state.arena <= goal)
     return state;
   auto problem = std::make_unique<SearchProblem>(seg);
+  budget.charge(problem->buildWork);
   if (problem->tooLarge)
     return state;
   double share = options.capacity ? 1.0 : kDecisionShare;
-  Deadline decisionDeadline(share * secondsLeft(deadline));
   SearchOutcome decision =
-      searchPortfolio(*problem, offsets, decisionDeadline, goal);
+      searchPortfolio(*problem, offsets, budget.share(share), goal);
   if (decision.arena <= goal) {
     state.arena = decision.arena;
     return state;
@@ -1232,6 +1309,11 @@ SegmentSearch decideSegment(const Segment &seg, std::vector<uint64_t> &offsets,
   return state;
 }
 
+/// The first probe slices: about 0.02 s of search (kDefaultPackWork is
+/// about 1 s).
+constexpr uint64_t kFirstProbeWork = kDefaultPackWork / 50;
+constexpr double kFirstProbeSeconds = 0.02;
+
 /// Phase two: rounds of probes at caps between the segment's proven low and
 /// its incumbent — at 1/2, 3/4, 7/8 of the way and just below the
 /// incumbent, recomputed after each success — each with a time slice that
@@ -1242,20 +1324,22 @@ SegmentSearch decideSegment(const Segment &seg, std::vector<uint64_t> &offsets,
 /// A probe that finds a packing lowers the incumbent; one that exhausts its
 /// tree proves every arena up to its cap impossible.
 void probeSegment(const Segment &seg, SegmentSearch &state,
-                  std::vector<uint64_t> &offsets, const Deadline &deadline) {
+                  std::vector<uint64_t> &offsets, const Budget &budget) {
   std::vector<uint64_t> trial(offsets);
-  for (double slice = 0.02;
-       state.provenLow < state.arena && !deadline.expired(); slice *= 2) {
+  uint64_t sliceWork = kFirstProbeWork;
+  for (double slice = kFirstProbeSeconds;
+       state.provenLow < state.arena && !budget.expired();
+       slice *= 2, sliceWork = sliceWork > UINT64_MAX / 2 ? UINT64_MAX
+                                                          : 2 * sliceWork) {
     for (double t : {0.5, 0.75, 0.875, 1.0}) {
-      if (state.provenLow >= state.arena || deadline.expired())
+      if (state.provenLow >= state.arena || budget.expired())
         break;
       uint64_t cap =
           state.provenLow +
           static_cast<uint64_t>(
               t * static_cast<double>(state.arena - 1 - state.provenLow));
-      Deadline probeDeadline(std::min(slice, secondsLeft(deadline)));
-      SearchOutcome probe =
-          searchPortfolio(*state.problem, trial, probeDeadline, cap);
+      SearchOutcome probe = searchPortfolio(
+          *state.problem, trial, budget.slice(sliceWork, slice), cap);
       if (probe.arena < state.arena) {
         state.arena = probe.arena;
         for (uint32_t id : seg.ids)
@@ -1278,7 +1362,7 @@ static PackResult packOnThisStack(ArrayRef<PackItem> items,
     result.optimal = true;
     return result;
   }
-  Deadline deadline(options.timeLimitSeconds);
+  Budget budget(result.work, options.workLimit, options.timeLimitSeconds);
   std::vector<Segment> segments = splitSegments(items);
   for (const Segment &seg : segments)
     result.lowerBound = std::max(result.lowerBound, seg.lowerBound);
@@ -1304,7 +1388,7 @@ static PackResult packOnThisStack(ArrayRef<PackItem> items,
     case PackAlgorithm::Best:
     case PackAlgorithm::Exact: {
       bool infeasible = false;
-      state = decideSegment(seg, result.offsets, deadline, target, options,
+      state = decideSegment(seg, result.offsets, budget, target, options,
                             infeasible);
       result.provenInfeasible |= infeasible;
       break;
@@ -1321,9 +1405,8 @@ static PackResult packOnThisStack(ArrayRef<PackItem> items,
     return states[a].arena > states[b].arena;
   });
   for (auto [done, k] : llvm::enumerate(open)) {
-    Deadline share(secondsLeft(deadline) /
-                   static_cast<double>(open.size() - done));
-    probeSegment(segments[k], states[k], result.offsets, share);
+    probeSegment(segments[k], states[k], result.offsets,
+                 budget.share(1.0 / static_cast<double>(open.size() - done)));
   }
   for (const SegmentSearch &state : states) {
     bool segmentProven = state.provenLow >= state.arena;

@@ -70,13 +70,15 @@ struct InsertRematPass
                        "reconfigure)");
       return signalPassFailure();
     }
-    for (auto [option, value] :
-         {std::pair<const char *, double>("milp-time-limit", milpTimeLimit),
-          {"time-limit", timeLimit}})
-      if (std::optional<std::string> bad = checkTimeLimit(value)) {
-        module.emitError(option) << " " << *bad;
-        return signalPassFailure();
-      }
+    if (std::optional<std::string> bad = checkTimeLimit(milpTimeLimit)) {
+      module.emitError("milp-time-limit ") << *bad;
+      return signalPassFailure();
+    }
+    if (std::optional<std::string> bad =
+            checkSearchBounds(workLimit, timeLimit, "time-limit")) {
+      module.emitError(*bad);
+      return signalPassFailure();
+    }
     RematOptions options;
     options.policy = *parsed;
     options.every = std::max<int64_t>(1, every);
@@ -453,7 +455,8 @@ std::optional<uint64_t> InsertRematPass::measureArena(FunctionOpInterface func,
       "boundaries function-boundary-type-conversion=identity-layout-map},"
       "memplan-pack-arena{strict=true algorithm=" +
       std::string(algorithm) + " alignment=" + std::to_string(alignment) +
-      " time-limit=" + std::to_string(timeLimit) + "}";
+      " work-limit=" + std::to_string(workLimit) +
+      " time-limit=" + llvm::formatv("{0:e}", double(timeLimit)).str() + "}";
   if (failed(parsePassPipeline(pipeline, pm)))
     return std::nullopt;
   ScopedDiagnosticHandler quiet(copy->getContext(), record);

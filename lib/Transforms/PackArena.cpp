@@ -81,8 +81,9 @@ struct PackArenaPass : public memplan::impl::PackArenaPassBase<PackArenaPass> {
           << "' (expected greedy-size, greedy-time, best or exact)";
       return signalPassFailure();
     }
-    if (std::optional<std::string> bad = checkTimeLimit(timeLimit)) {
-      module.emitError("time-limit ") << *bad;
+    if (std::optional<std::string> bad =
+            checkSearchBounds(workLimit, timeLimit, "time-limit")) {
+      module.emitError(*bad);
       return signalPassFailure();
     }
     if (alignment <= 0 || !llvm::isPowerOf2_64(alignment)) {
@@ -305,6 +306,7 @@ LogicalResult PackArenaPass::packSpace(FunctionOpInterface func,
 
   PackOptions options;
   options.algorithm = algo;
+  options.workLimit = workLimit;
   options.timeLimitSeconds = timeLimit;
   PackResult result = pack(items, options);
 

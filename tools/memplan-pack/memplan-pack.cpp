@@ -3,7 +3,7 @@
 // Part of memplan. A MiniMalloc-compatible packer over the Planning library:
 //
 //   memplan-pack --input F.csv [--output G.csv] [--algorithm=...]
-//                [--time-limit=S] [--capacity=B] [--validate]
+//                [--work-limit=W] [--time-limit=S] [--capacity=B] [--validate]
 //
 // Input: a header with `id,lower,upper,size` and optionally `alignment`
 // (MiniMalloc's `hint`, `gaps` and `offset` columns are read and ignored);
@@ -47,10 +47,19 @@ static cl::opt<std::string>
 static cl::opt<std::string> algorithmName(
     "algorithm", cl::desc("greedy-size | greedy-time | best (default) | exact"),
     cl::init("best"), cl::cat(category));
-static cl::opt<double>
-    timeLimit("time-limit",
-              cl::desc("Time limit of best and exact, in seconds (default 1)"),
-              cl::init(1.0), cl::cat(category));
+static cl::opt<uint64_t> workLimit(
+    "work-limit",
+    cl::desc("Bound of best and exact, in work units (default " +
+             std::to_string(kDefaultPackWork) +
+             ", about 1 s; 0: none). The same input and options give the "
+             "same plan on any machine"),
+    cl::init(kDefaultPackWork), cl::cat(category));
+static cl::opt<double> timeLimit(
+    "time-limit",
+    cl::desc("Also stop best and exact after this many seconds (default: no "
+             "wall-clock bound). The plan then depends on the machine's "
+             "speed; with --work-limit=0 only the clock bounds the search"),
+    cl::value_desc("seconds"), cl::cat(category));
 static cl::opt<std::string> capacityText(
     "capacity",
     cl::desc("Decision mode: succeed when everything fits in this many bytes, "
@@ -225,7 +234,7 @@ int main(int argc, char **argv) {
       "  Input: id,lower,upper,size[,alignment]; each buffer lives on\n"
       "  [lower, upper). Prints one line:\n"
       "    arena=<B> lower_bound=<B> ratio=<arena/LB> optimal=yes|unknown "
-      "time_ms=<ms>\n"
+      "time_ms=<ms> work=<units>\n"
       "  optimal=yes only when proven (arena = lower bound, or exact search "
       "exhausted).\n"
       "  Exit: 0 planned, 1 does not fit --capacity, 2 bad input.\n");
@@ -234,11 +243,16 @@ int main(int argc, char **argv) {
   if (!algorithm)
     fail("unknown algorithm '" + algorithmName +
          "' (expected greedy-size, greedy-time, best or exact)");
-  if (std::optional<std::string> bad = checkTimeLimit(timeLimit))
-    fail("--time-limit " + *bad);
+  if (timeLimit.getNumOccurrences())
+    if (std::optional<std::string> bad = checkTimeLimit(timeLimit))
+      fail("--time-limit " + *bad);
+  if (workLimit == 0 && !timeLimit.getNumOccurrences())
+    fail("--work-limit=0 leaves the search unbounded: give a --time-limit "
+         "with it");
   PackOptions options;
   options.algorithm = *algorithm;
-  options.timeLimitSeconds = timeLimit;
+  options.workLimit = workLimit;
+  options.timeLimitSeconds = timeLimit.getNumOccurrences() ? timeLimit : 0.0;
   if (!capacityText.empty()) {
     uint64_t capacity;
     if (StringRef(capacityText).getAsInteger(10, capacity))
@@ -268,7 +282,8 @@ int main(int argc, char **argv) {
   outs() << "arena=" << result.arena << " lower_bound=" << result.lowerBound
          << " ratio=" << format("%.4f", ratio)
          << " optimal=" << (result.optimal ? "yes" : "unknown")
-         << " time_ms=" << format("%.1f", ms) << "\n";
+         << " time_ms=" << format("%.1f", ms) << " work=" << result.work
+         << "\n";
   if (options.capacity && result.arena > *options.capacity) {
     errs() << "memplan-pack: does not fit in " << *options.capacity
            << " bytes: best arena found is " << result.arena << " bytes"

@@ -159,7 +159,7 @@ TEST(PackingTest, DeepSearchesDoNotOverflowTheStack) {
     items.push_back({{i, i + 3}, uint64_t(1000 + 3 * i + rng() % 51), 1});
   PackOptions options;
   options.algorithm = PackAlgorithm::Exact;
-  options.timeLimitSeconds = 0.5;
+  options.workLimit = kDefaultPackWork / 2;
   // Called from a thread with a small stack (as on a pool thread): the
   // search must not depend on its caller's stack.
   PackResult r;
@@ -213,7 +213,7 @@ TEST_P(RandomPacking, ValidOnTenThousandInstances) {
   std::mt19937_64 rng(42 + static_cast<int>(GetParam()));
   PackOptions options;
   options.algorithm = GetParam();
-  options.timeLimitSeconds = 0.002;
+  options.workLimit = 1000000;
   for (int iter = 0; iter < 10000; ++iter) {
     std::vector<PackItem> items = randomInstance(rng, 12, 16, 64, 3);
     PackResult r = pack(items, options);
@@ -347,8 +347,8 @@ TEST(PackingTest, PeakSplitReachesBoundOnLayerTraces) {
     PackResult sweep = pack(items, options);
     sweepAbove += sweep.arena > lb;
     options.algorithm = PackAlgorithm::Best;
-    // No time for improvement: only the passes that always run.
-    options.timeLimitSeconds = 0;
+    // No work for improvement: only the passes that always run.
+    options.workLimit = 1;
     PackResult r = pack(items, options);
     EXPECT_EQ(r.arena, lb) << "round " << round;
     EXPECT_TRUE(r.optimal);
@@ -356,6 +356,50 @@ TEST(PackingTest, PeakSplitReachesBoundOnLayerTraces) {
   }
   // The instances are ones the plain sweep gets wrong.
   EXPECT_EQ(sweepAbove, 3);
+}
+
+TEST(PackingTest, WorkBoundIsDeterministic) {
+  // 400 buffers of odd sizes and random lifetimes: the search cannot prove
+  // the lower bound, so the work bound is what stops it.
+  std::mt19937_64 rng(11);
+  std::vector<PackItem> items;
+  for (int i = 0; i < 400; ++i) {
+    int64_t start = static_cast<int64_t>(rng() % 200);
+    int64_t length = 1 + static_cast<int64_t>(rng() % 40);
+    items.push_back({{start, start + length}, 1 + rng() % 10007, 1});
+  }
+  for (PackAlgorithm algorithm : {PackAlgorithm::Best, PackAlgorithm::Exact}) {
+    PackOptions options;
+    options.algorithm = algorithm;
+    options.workLimit = 3000000;
+    PackResult first = pack(items, options);
+    ASSERT_FALSE(first.optimal) << "the instance must keep the search busy";
+    EXPECT_EQ(checkPacking(items, first.offsets, first.arena), std::nullopt);
+    // Stopped by the bound, and not far past it (one step's charge).
+    EXPECT_GE(first.work, options.workLimit);
+    EXPECT_LT(first.work, options.workLimit + 100000);
+    for (int again = 0; again < 2; ++again) {
+      PackResult next = pack(items, options);
+      EXPECT_EQ(next.offsets, first.offsets);
+      EXPECT_EQ(next.arena, first.arena);
+      EXPECT_EQ(next.work, first.work);
+    }
+    // More work may find more; it never loses the greedy phase's result.
+    options.workLimit = 1;
+    PackResult greedyOnly = pack(items, options);
+    EXPECT_LE(first.arena, greedyOnly.arena);
+  }
+}
+
+TEST(PackingTest, GreedyAlgorithmsSpendNoSearchWork) {
+  std::mt19937_64 rng(3);
+  std::vector<PackItem> items = randomInstance(rng, 40, 30, 100, 3);
+  for (PackAlgorithm algorithm :
+       {PackAlgorithm::GreedySize, PackAlgorithm::GreedyTime}) {
+    PackOptions options;
+    options.algorithm = algorithm;
+    EXPECT_EQ(pack(items, options).work, 0u);
+  }
 }
 
 TEST(PackingTest, CapacityDecision) {

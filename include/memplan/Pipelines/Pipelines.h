@@ -53,12 +53,19 @@ struct MemplanPipelineOptions
   PassOptions::Option<int64_t> alignment{
       *this, "alignment", llvm::cl::desc("Byte alignment of every buffer"),
       llvm::cl::init(64)};
+  PassOptions::Option<uint64_t> workLimit{
+      *this, "work-limit",
+      llvm::cl::desc("Bound of the best and exact packers, in work units "
+                     "(default 1500000000, about 3 s; the search stops as "
+                     "soon as it reaches the lower bound; 0: none). The same "
+                     "input and options give the same output on any machine"),
+      llvm::cl::init(1500000000)};
   PassOptions::Option<double> timeLimit{
       *this, "time-limit",
-      llvm::cl::desc("Time limit of the best and exact packers, in seconds "
-                     "(default 3: a compile-time budget; the search stops as "
-                     "soon as it reaches the lower bound)"),
-      llvm::cl::init(3.0)};
+      llvm::cl::desc("Also stop the packers after this many seconds (0, the "
+                     "default: no wall-clock bound; with one the output "
+                     "depends on the machine's speed)"),
+      llvm::cl::init(0.0)};
   PassOptions::Option<int64_t> budget{
       *this, "budget",
       llvm::cl::desc("Byte budget for each function's planned buffers: "

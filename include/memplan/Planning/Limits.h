@@ -36,6 +36,21 @@ inline std::optional<std::string> checkTimeLimit(double seconds) {
   return std::string(value) + " is not a number of seconds in (0, 1e6]";
 }
 
+/// An error message when a search would be left unbounded or its wall-clock
+/// bound is out of range: `work` 0 means no work bound, `seconds` 0 no clock
+/// (`option` names the time-limit option in the message); std::nullopt when
+/// the bounds are usable.
+inline std::optional<std::string>
+checkSearchBounds(uint64_t work, double seconds, const std::string &option) {
+  if (seconds != 0)
+    if (std::optional<std::string> bad = checkTimeLimit(seconds))
+      return option + " " + *bad;
+  if (work == 0 && seconds == 0)
+    return "work-limit=0 leaves the search unbounded: give a " + option +
+           " with it";
+  return std::nullopt;
+}
+
 /// The most bytes memplan plans for one arena or one training step: 2^63 - 1,
 /// so that every size, offset and peak also fits a signed 64-bit index (the
 /// extent of a memref).

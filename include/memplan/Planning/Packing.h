@@ -56,10 +56,23 @@ enum class PackAlgorithm {
 std::optional<PackAlgorithm> parsePackAlgorithm(llvm::StringRef name);
 llvm::StringRef stringifyPackAlgorithm(PackAlgorithm algorithm);
 
+/// The default bound of Best and Exact, in work units: the search charges
+/// one unit per buffer it examines (an item of a greedy order, a time-
+/// overlapping neighbour it compares against, a section it updates), so the
+/// units follow the time spent while the result depends only on the input.
+/// About 1 s of search on one core of the CI machine (docs/Packing.md).
+constexpr uint64_t kDefaultPackWork = 500000000;
+
 struct PackOptions {
   PackAlgorithm algorithm = PackAlgorithm::Best;
-  /// Wall-clock limit for Best and Exact, in seconds.
-  double timeLimitSeconds = 1.0;
+  /// Bound of Best and Exact, in work units (kDefaultPackWork); 0: none.
+  /// Deterministic: the same items and options give the same plan on any
+  /// machine.
+  uint64_t workLimit = kDefaultPackWork;
+  /// An optional wall-clock bound of Best and Exact, in seconds (0: none),
+  /// in addition to the work bound. The plan then depends on the machine's
+  /// speed. With both 0 the search is unbounded.
+  double timeLimitSeconds = 0;
   /// Decision mode: stop as soon as an arena <= capacity is found.
   std::optional<uint64_t> capacity;
   /// Seed of the randomized improvement (Best).
@@ -79,6 +92,8 @@ struct PackResult {
   /// Decision mode: the capacity was proven too small (exact search
   /// exhausted without a fit).
   bool provenInfeasible = false;
+  /// The work units Best and Exact spent (0 for the greedy algorithms).
+  uint64_t work = 0;
 };
 
 /// Packs `items`. Items must have valid intervals, positive sizes and

@@ -139,8 +139,12 @@ def PackArenaPass : Pass<"memplan-pack-arena", "::mlir::ModuleOp"> {
     extend their root, allocations in loops are planned per iteration.
 
     Options: `algorithm` (greedy-size, greedy-time, best, exact; see
-    docs/Packing.md), `alignment` (default 64), `time-limit` (seconds, for
-    best and exact), `report=<file.json>` (the JSON v1 report of
+    docs/Packing.md), `alignment` (default 64), `work-limit` (the bound of
+    best and exact in work units, default 500000000, about 1 s; the same
+    input and options give the same plan on any machine), `time-limit`
+    (seconds; an additional wall-clock bound, off by default: with it the plan
+    depends on the machine's speed; `work-limit=0 time-limit=S` bounds by the
+    clock alone), `report=<file.json>` (the JSON v1 report of
     docs/Interfaces.md), `html=<file.html>` (a self-contained picture),
     `export-csv=<file.csv>` (each arena's buffers as a packing instance for
     `memplan-pack` or MiniMalloc: `id,lower,upper,size,alignment`, sizes as
@@ -161,6 +165,7 @@ def PackArenaPass : Pass<"memplan-pack-arena", "::mlir::ModuleOp"> {
     - `unknown packing algorithm '...'`
     - `alignment must be a power of two, got N`
     - `time-limit X is not a number of seconds in (0, 1e6]`
+    - `work-limit=0 leaves the search unbounded: give a time-limit with it`
     - `memplan-pack-arena: this buffer of N bytes, aligned to A, needs more
       than 2^63-1 bytes` or `the planned buffers of @f up to this one total
       more than 2^63-1 bytes` (on the alloc: the arena's extent is an index)
@@ -172,8 +177,13 @@ def PackArenaPass : Pass<"memplan-pack-arena", "::mlir::ModuleOp"> {
            "Packing algorithm: greedy-size, greedy-time, best or exact">,
     Option<"alignment", "alignment", "int64_t", /*default=*/"64",
            "Byte alignment of every buffer (a power of two)">,
-    Option<"timeLimit", "time-limit", "double", /*default=*/"1.0",
-           "Time limit of the best and exact algorithms, in seconds">,
+    Option<"workLimit", "work-limit", "uint64_t", /*default=*/"500000000",
+           "Bound of the best and exact algorithms, in work units (about 1 s "
+           "at the default; 0: none). Deterministic">,
+    Option<"timeLimit", "time-limit", "double", /*default=*/"0.0",
+           "Also stop best and exact after this many seconds (0, the "
+           "default: no wall-clock bound; with one the plan depends on the "
+           "machine's speed)">,
     Option<"report", "report", "std::string", /*default=*/"\"\"",
            "Write the JSON v1 plan report to this file">,
     Option<"exportCsv", "export-csv", "std::string", /*default=*/"\"\"",
@@ -325,8 +335,11 @@ def InsertRematPass : Pass<"memplan-insert-remat", "::mlir::ModuleOp"> {
            "check-arena: the packer's alignment">,
     Option<"algorithm", "algorithm", "std::string", /*default=*/"\"best\"",
            "check-arena: the packer's algorithm">,
-    Option<"timeLimit", "time-limit", "double", /*default=*/"1.0",
-           "check-arena: the packer's time limit, in seconds">,
+    Option<"workLimit", "work-limit", "uint64_t", /*default=*/"500000000",
+           "check-arena: the packer's work bound (0: none)">,
+    Option<"timeLimit", "time-limit", "double", /*default=*/"0.0",
+           "check-arena: the packer's wall-clock bound, in seconds (0: "
+           "none)">,
   ];
   let dependentDialects = ["::mlir::memplan::MemplanDialect"];
 }
