@@ -27,7 +27,7 @@ seconds() { python3 -c "print(f'{$(field time_ms "$1") / 1000:.1f}')"; }
 remat_bounds() {
   P0=$(field peak "$("$1" --input "$2")")
   FLOOR=$( ("$1" --input "$2" --budget=0 2>&1 >/dev/null || true) |
-    sed -E "s/.*reaches is ([0-9]+) bytes/\\1/")
+    sed -E "s/.*reaches is ([0-9]+) bytes.*/\\1/")
 }
 
 # between FLOOR P0 F: the budget FLOOR + F (P0 - FLOOR), in whole bytes.

@@ -11,14 +11,14 @@ PACK="$ROOT/build/bin/memplan-pack"
 SEED="${1:-1}"
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
-echo "| buffers | algorithm | arena | LB | arena/LB | pack ms | whole run s |"
-echo "|---|---|---|---|---|---|---|"
+echo "| buffers | algorithm | arena | LB | arena/LB | pack ms | work | whole run s |"
+echo "|---|---|---|---|---|---|---|---|"
 for n in 1000 10000 100000; do
   python3 "$ROOT/bench/gen_irregular_trace.py" "$n" --seed "$SEED" > "$TMP/t.csv"
   for algo in greedy-time greedy-size best; do
     out=$( { /usr/bin/time -f "TIME %e" "$PACK" --input "$TMP/t.csv" --algorithm="$algo" --validate; } 2>&1 )
     line=$(grep arena= <<< "$out")
     wall=$(grep '^TIME' <<< "$out" | cut -d' ' -f2)
-    echo "| $n | $algo | $(field arena "$line") | $(field lower_bound "$line") | $(field ratio "$line") | $(field time_ms "$line") | $wall |"
+    echo "| $n | $algo | $(field arena "$line") | $(field lower_bound "$line") | $(field ratio "$line") | $(field time_ms "$line") | $(field work "$line") | $wall |"
   done
 done

@@ -36,7 +36,8 @@ using namespace mlir::memplan;
 bool mlir::memplan::rematMILPAvailable() { return false; }
 
 RematMILPResult mlir::memplan::solveRematMILP(const RematGraph &, uint64_t,
-                                              double, llvm::ArrayRef<size_t>) {
+                                              double, llvm::ArrayRef<size_t>,
+                                              int64_t) {
   return RematMILPResult();
 }
 
@@ -88,15 +89,20 @@ public:
 
   /// Solves in this process. The schedule is left for the caller to
   /// simulate.
-  RematMILPResult solve(double seconds, llvm::ArrayRef<size_t> start) {
+  RematMILPResult solve(double seconds, int64_t nodes,
+                        llvm::ArrayRef<size_t> start) {
     RematMILPResult out;
     out.variables = columns;
     out.constraints = rows;
     if (!start.empty())
       offerStart(start);
     Cbc_setMaximumSeconds(model, std::max(seconds, 0.01));
+    if (nodes > 0)
+      Cbc_setMaximumNodes(model, static_cast<int>(std::min<int64_t>(
+                                     nodes, std::numeric_limits<int>::max())));
     Cbc_setParameter(model, "threads", "1");
     Cbc_solve(model);
+    out.stoppedOnTime = Cbc_isSecondsLimitReached(model);
     double constant = 0;
     for (const RematNode &node : g.nodes)
       constant += node.cost;
@@ -419,16 +425,17 @@ static void writeAll(int fd, const void *data, size_t size) {
 /// outlives `hardSeconds`. Sets `note` and returns std::nullopt when the
 /// solve did not come back.
 static std::optional<RematMILPResult>
-solveInChild(Formulation &formulation, double seconds, double hardSeconds,
-             llvm::ArrayRef<size_t> start, std::string &note) {
+solveInChild(Formulation &formulation, double seconds, int64_t nodes,
+             double hardSeconds, llvm::ArrayRef<size_t> start,
+             std::string &note) {
   int fds[2];
   if (::pipe(fds) != 0)
-    return formulation.solve(seconds, start); // no isolation possible
+    return formulation.solve(seconds, nodes, start); // no isolation possible
   pid_t pid = ::fork();
   if (pid < 0) {
     ::close(fds[0]);
     ::close(fds[1]);
-    return formulation.solve(seconds, start);
+    return formulation.solve(seconds, nodes, start);
   }
   if (pid == 0) {
     // The child: quiet (CBC's messages and abort texts go nowhere), default
@@ -441,10 +448,12 @@ solveInChild(Formulation &formulation, double seconds, double hardSeconds,
     }
     for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT})
       ::signal(sig, SIG_DFL);
-    RematMILPResult r = formulation.solve(seconds, start);
+    RematMILPResult r = formulation.solve(seconds, nodes, start);
     int32_t status = int32_t(r.status);
+    int32_t onTime = r.stoppedOnTime;
     uint64_t length = r.schedule.size();
     writeAll(fds[1], &status, sizeof(status));
+    writeAll(fds[1], &onTime, sizeof(onTime));
     writeAll(fds[1], &r.lowerBound, sizeof(r.lowerBound));
     writeAll(fds[1], &length, sizeof(length));
     std::vector<uint64_t> schedule(r.schedule.begin(), r.schedule.end());
@@ -495,20 +504,22 @@ solveInChild(Formulation &formulation, double seconds, double hardSeconds,
     note = "CBC crashed (signal " + std::to_string(WTERMSIG(wstatus)) + ")";
     return std::nullopt;
   }
-  const size_t header = sizeof(int32_t) + sizeof(double) + sizeof(uint64_t);
+  const size_t header = 2 * sizeof(int32_t) + sizeof(double) + sizeof(uint64_t);
   if (!WIFEXITED(wstatus) || WEXITSTATUS(wstatus) != 0 ||
       bytes.size() < header) {
     note = "CBC's process ended without an answer";
     return std::nullopt;
   }
   RematMILPResult r;
-  int32_t status;
+  int32_t status, onTime;
   uint64_t length;
   std::memcpy(&status, bytes.data(), sizeof(status));
-  std::memcpy(&r.lowerBound, bytes.data() + sizeof(status),
+  std::memcpy(&onTime, bytes.data() + sizeof(status), sizeof(onTime));
+  std::memcpy(&r.lowerBound, bytes.data() + 2 * sizeof(int32_t),
               sizeof(r.lowerBound));
-  std::memcpy(&length, bytes.data() + sizeof(status) + sizeof(double),
+  std::memcpy(&length, bytes.data() + 2 * sizeof(int32_t) + sizeof(double),
               sizeof(length));
+  r.stoppedOnTime = onTime != 0;
   if (status < 0 || status > int32_t(RematMILPResult::Status::Unavailable) ||
       length > (bytes.size() - header) / sizeof(uint64_t) ||
       bytes.size() != header + length * sizeof(uint64_t)) {
@@ -529,7 +540,8 @@ solveInChild(Formulation &formulation, double seconds, double hardSeconds,
 RematMILPResult mlir::memplan::solveRematMILP(const RematGraph &graph,
                                               uint64_t budget,
                                               double timeLimitSeconds,
-                                              llvm::ArrayRef<size_t> start) {
+                                              llvm::ArrayRef<size_t> start,
+                                              int64_t nodeLimit) {
   using Status = RematMILPResult::Status;
   // A start that recomputes nothing and fits is optimal: nothing costs less
   // than running every node once.
@@ -549,10 +561,10 @@ RematMILPResult mlir::memplan::solveRematMILP(const RematGraph &graph,
   std::string note;
   std::optional<RematMILPResult> solved;
 #ifdef __unix__
-  solved = solveInChild(formulation, timeLimitSeconds,
+  solved = solveInChild(formulation, timeLimitSeconds, nodeLimit,
                         1.05 * timeLimitSeconds + 0.5, start, note);
 #else
-  solved = formulation.solve(timeLimitSeconds, start);
+  solved = formulation.solve(timeLimitSeconds, nodeLimit, start);
 #endif
   RematMILPResult out;
   if (solved)

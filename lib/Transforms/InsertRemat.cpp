@@ -74,6 +74,11 @@ struct InsertRematPass
       module.emitError("milp-time-limit ") << *bad;
       return signalPassFailure();
     }
+    if (milpNodeLimit < 0) {
+      module.emitError("milp-node-limit must be >= 0, got ")
+          << static_cast<int64_t>(milpNodeLimit);
+      return signalPassFailure();
+    }
     if (std::optional<std::string> bad =
             checkSearchBounds(workLimit, timeLimit, "time-limit")) {
       module.emitError(*bad);
@@ -303,10 +308,18 @@ InsertRematPass::solve(FunctionOpInterface func, const FunctionRematGraph &g,
   greedy.policy = RematPolicy::Budget;
   greedy.budget = target;
   RematPlan start = planRemat(graph, greedy);
-  RematMILPResult solved =
-      solveRematMILP(graph, target, milpTimeLimit,
-                     start.feasible ? start.schedule : std::vector<size_t>());
+  RematMILPResult solved = solveRematMILP(
+      graph, target, milpTimeLimit,
+      start.feasible ? start.schedule : std::vector<size_t>(), milpNodeLimit);
   using Status = RematMILPResult::Status;
+  if (solved.stoppedOnTime &&
+      (solved.status == Status::Feasible || solved.status == Status::Optimal))
+    func.emitWarning("policy 'optimal' on @")
+        << func.getName() << ": the MILP stopped on its time limit ("
+        << static_cast<double>(milpTimeLimit)
+        << " s), so this plan depends on the machine's speed; lower "
+           "milp-node-limit (or raise milp-time-limit) for a plan that does "
+           "not";
   if (!solved.note.empty() && solved.status == Status::Feasible)
     func.emitWarning("policy 'optimal' on @")
         << func.getName() << ": " << solved.note

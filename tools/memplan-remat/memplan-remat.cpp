@@ -74,6 +74,13 @@ static cl::opt<double> timeLimit(
              "it stops early the best schedule found is reported with "
              "optimal=no"),
     cl::init(60), cl::cat(category));
+static cl::opt<int64_t> nodeLimit(
+    "node-limit",
+    cl::desc("optimal: branch-and-bound nodes the MILP may explore (default " +
+             std::to_string(kDefaultMILPNodes) +
+             "; 0: none). Unlike the time limit, it gives the same schedule "
+             "on any machine"),
+    cl::init(kDefaultMILPNodes), cl::cat(category));
 
 [[noreturn]] static void fail(const Twine &message) {
   errs() << "memplan-remat: error: " << message << "\n";
@@ -274,6 +281,8 @@ int main(int argc, char **argv) {
          "(install coinor-libcbc-dev and reconfigure)");
   if (std::optional<std::string> bad = checkTimeLimit(timeLimit))
     fail("--time-limit " + *bad);
+  if (nodeLimit < 0)
+    fail("--node-limit must be >= 0");
   if (every == 0)
     fail("--every must be positive");
   options.policy = *policy;
@@ -316,8 +325,13 @@ int main(int argc, char **argv) {
   } else if (milp) {
     RematMILPResult solved = solveRematMILP(
         graph, options.budget, timeLimit,
-        greedy().feasible ? greedy().schedule : std::vector<size_t>());
+        greedy().feasible ? greedy().schedule : std::vector<size_t>(),
+        nodeLimit);
     using Status = RematMILPResult::Status;
+    if (solved.stoppedOnTime)
+      errs() << "memplan-remat: warning: the MILP stopped on the time limit, "
+                "so this answer depends on the machine's speed (a --node-limit "
+                "it reaches first does not)\n";
     if (!solved.note.empty())
       errs() << "memplan-remat: warning: " << solved.note
              << (solved.status == Status::Feasible

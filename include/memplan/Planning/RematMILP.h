@@ -76,25 +76,34 @@ struct RematMILPResult {
   RematCost result;
   /// The solver's lower bound on the optimal cost.
   double lowerBound = 0;
+  /// CBC stopped on the time limit (not on a proof or the node limit): the
+  /// answer then depends on the machine's speed.
+  bool stoppedOnTime = false;
   size_t variables = 0, constraints = 0;
 };
 
 /// Whether this build has the MILP solver (CBC).
 bool rematMILPAvailable();
 
-/// Solves the formulation above for `budget` bytes within `timeLimitSeconds`
-/// (wall clock). `start`, when given, is a valid schedule (for instance
-/// planRemat's): offered to CBC as its first incumbent; returned as Optimal
-/// without a solve when it fits and costs the baseline (no recomputation);
-/// returned as Feasible (unproven) when the solver's answer contradicts it
-/// (an "infeasible" claim) or the solver fails. Costs are scaled to at most 1
-/// and bytes to units of min(budget, total bytes) in the model. CBC runs in a
-/// child process (POSIX): a crash in it cannot take the caller down, and a
-/// solve that overruns the limit (CBC does not check it during its initial
-/// LP) is killed at 1.05 x the limit + 0.5 s.
+/// CBC's branch-and-bound nodes a solve may explore by default: the bound
+/// that makes the answer the same on any machine (CBC runs single-threaded).
+constexpr int64_t kDefaultMILPNodes = 100000;
+
+/// Solves the formulation above for `budget` bytes within `nodeLimit`
+/// branch-and-bound nodes (0: none) and `timeLimitSeconds` (wall clock, a
+/// safety net: `stoppedOnTime` says when it decided). `start`, when given, is a
+/// valid schedule (for instance planRemat's): offered to CBC as its first
+/// incumbent; returned as Optimal without a solve when it fits and costs the
+/// baseline (no recomputation); returned as Feasible (unproven) when the
+/// solver's answer contradicts it (an "infeasible" claim) or the solver fails.
+/// Costs are scaled to at most 1 and bytes to units of min(budget, total bytes)
+/// in the model. CBC runs in a child process (POSIX): a crash in it cannot take
+/// the caller down, and a solve that overruns the limit (CBC does not check it
+/// during its initial LP) is killed at 1.05 x the limit + 0.5 s.
 RematMILPResult solveRematMILP(const RematGraph &graph, uint64_t budget,
                                double timeLimitSeconds,
-                               llvm::ArrayRef<size_t> start = {});
+                               llvm::ArrayRef<size_t> start = {},
+                               int64_t nodeLimit = kDefaultMILPNodes);
 
 } // namespace memplan
 } // namespace mlir

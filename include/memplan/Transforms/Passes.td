@@ -326,7 +326,13 @@ def InsertRematPass : Pass<"memplan-insert-remat", "::mlir::ModuleOp"> {
            "networkx node-link JSON for memplan-remat to this file (with "
            "several such functions: <file>-<function>.json)">,
     Option<"milpTimeLimit", "milp-time-limit", "double", /*default=*/"60.0",
-           "optimal: the MILP's time limit per solve, in seconds">,
+           "optimal: the MILP's time limit per solve, in seconds (a safety "
+           "net: a solve it stops gets a warning, as its plan depends on the "
+           "machine's speed)">,
+    Option<"milpNodeLimit", "milp-node-limit", "int64_t",
+           /*default=*/"100000",
+           "optimal: the MILP's branch-and-bound nodes per solve (0: none); "
+           "the bound that keeps the plan the same on any machine">,
     Option<"checkArena", "check-arena", "bool", /*default=*/"false",
            "Keep the budget for the packed arena: bufferize and pack a copy "
            "of the module, and re-plan with a tighter target while the arena "
