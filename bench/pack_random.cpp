@@ -2,7 +2,8 @@
 //
 // Part of memplan's benchmarks (issue 13: "a million random packing
 // instances"). For each of --count random instances (seeded: the same
-// --seed gives the same instances and, time limits aside, the same plans),
+// --seed gives the same instances and the same plans: best and exact are
+// bounded by --work-limit),
 // runs every algorithm — greedy-size, greedy-time, best, exact, and best
 // under a random capacity — and checks, with code of its own (not
 // checkPacking):
@@ -11,8 +12,8 @@
 //   * the lower bound: the peak of live bytes, recomputed here;
 //   * every claim: `optimal` only when the arena is the optimum (brute force
 //     for instances of at most --brute-max buffers; otherwise the arena must
-//     equal the lower bound or be matched by `exact` with --exact-limit
-//     seconds, which may only confirm it), `provenInfeasible` only when the
+//     equal the lower bound or be matched by `exact` at its default work
+//     limit, which may only confirm it), `provenInfeasible` only when the
 //     optimum exceeds the capacity.
 // Prints one summary line and exits 1 on any violation, printing the
 // instance as CSV.
@@ -254,7 +255,6 @@ int main(int argc, char **argv) {
         // agree (it cannot find less).
         PackOptions exact;
         exact.algorithm = PackAlgorithm::Exact;
-
         PackResult check = pack(items, exact);
         if (check.arena < r.arena)
           fail(run, "optimal claimed for " + std::to_string(r.arena) +

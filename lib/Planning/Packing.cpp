@@ -129,8 +129,11 @@ mlir::memplan::findPackingClash(ArrayRef<PackItem> items,
   // only needs checking against its neighbours there.
   std::vector<size_t> order(items.size());
   std::iota(order.begin(), order.end(), 0);
+  // Ties by index: the same order (and the same clash named) with any
+  // standard library's sort.
   llvm::sort(order, [&](size_t a, size_t b) {
-    return items[a].live.start < items[b].live.start;
+    return std::make_pair(items[a].live.start, a) <
+           std::make_pair(items[b].live.start, b);
   });
   std::set<std::pair<uint64_t, size_t>> live; // (offset, index)
   std::multimap<int64_t, size_t> byEnd;
@@ -185,8 +188,10 @@ public:
   Budget share(double fraction) const {
     Budget b = *this;
     if (endWork != UINT64_MAX)
-      b.endWork = *counter + static_cast<uint64_t>(
-                                 fraction * static_cast<double>(workLeft()));
+      b.endWork = std::min(
+          endWork,
+          *counter + static_cast<uint64_t>(std::clamp(fraction, 0.0, 1.0) *
+                                           static_cast<double>(workLeft())));
     if (endTime)
       b.endTime = Clock::now() + std::chrono::duration_cast<Clock::duration>(
                                      fraction * secondsLeft());
@@ -200,8 +205,10 @@ public:
       b.endWork = std::min(endWork, addSaturating(*counter, units));
     if (endTime)
       b.endTime = std::min(
-          *endTime, Clock::now() + std::chrono::microseconds(
-                                       static_cast<int64_t>(seconds * 1e6)));
+          *endTime,
+          Clock::now() +
+              std::chrono::duration_cast<Clock::duration>(std::min(
+                  std::chrono::duration<double>(seconds), secondsLeft())));
     return b;
   }
 
@@ -269,10 +276,12 @@ private:
     int index = nodes.size();
     nodes.push_back({center, here, here, -1, -1});
     llvm::sort(nodes[index].byStart, [&](uint32_t a, uint32_t b) {
-      return items[a].live.start < items[b].live.start;
+      return std::make_pair(items[a].live.start, a) <
+             std::make_pair(items[b].live.start, b);
     });
     llvm::sort(nodes[index].byEnd, [&](uint32_t a, uint32_t b) {
-      return items[a].live.end > items[b].live.end;
+      return std::make_pair(items[a].live.end, b) >
+             std::make_pair(items[b].live.end, a);
     });
     int l = build(left);
     int r = build(right);
@@ -1127,8 +1136,11 @@ bool CanonicalSearch::dfs(const Part &part, uint64_t lastOffset,
 std::vector<Segment> splitSegments(ArrayRef<PackItem> items) {
   std::vector<uint32_t> order(items.size());
   std::iota(order.begin(), order.end(), 0);
+  // Ties by index: every later order (stable sorts) inherits this one, so it
+  // must not depend on the standard library's sort.
   llvm::sort(order, [&](uint32_t a, uint32_t b) {
-    return items[a].live.start < items[b].live.start;
+    return std::make_pair(items[a].live.start, a) <
+           std::make_pair(items[b].live.start, b);
   });
   std::vector<Segment> segments;
   int64_t maxEnd = INT64_MIN;
@@ -1217,6 +1229,8 @@ constexpr size_t kMaxSearchItems = 4096;
 struct SearchOutcome {
   uint64_t arena = UINT64_MAX;
   bool exhausted = false;
+  /// The search nests too deep for this segment: no cap will do better.
+  bool tooDeep = false;
 };
 
 /// How much the node limit of the canonical search grows per restart round.
@@ -1252,8 +1266,10 @@ SearchOutcome searchPortfolio(const SearchProblem &problem,
         out.exhausted = true;
         return out;
       }
-      if (status == CanonicalSearch::Status::TooDeep)
+      if (status == CanonicalSearch::Status::TooDeep) {
+        out.tooDeep = true;
         return out; // every order and limit would stop there too
+      }
     }
   }
 }
@@ -1289,6 +1305,8 @@ SegmentSearch decideSegment(const Segment &seg, std::vector<uint64_t> &offsets,
   state.provenLow = target;
   if (!search || state.arena <= goal)
     return state;
+  if (budget.expired())
+    return state;
   auto problem = std::make_unique<SearchProblem>(seg);
   budget.charge(problem->buildWork);
   if (problem->tooLarge)
@@ -1304,7 +1322,7 @@ SegmentSearch decideSegment(const Segment &seg, std::vector<uint64_t> &offsets,
     state.provenLow = goal + 1;
   if (options.capacity)
     infeasible = decision.exhausted;
-  else
+  else if (!decision.tooDeep)
     state.problem = std::move(problem);
   return state;
 }
@@ -1346,6 +1364,8 @@ void probeSegment(const Segment &seg, SegmentSearch &state,
           offsets[id] = trial[id];
       } else if (probe.exhausted) {
         state.provenLow = std::max(state.provenLow, cap + 1);
+      } else if (probe.tooDeep) {
+        return;
       }
     }
   }

@@ -427,7 +427,7 @@ static void writeAll(int fd, const void *data, size_t size) {
 static std::optional<RematMILPResult>
 solveInChild(Formulation &formulation, double seconds, int64_t nodes,
              double hardSeconds, llvm::ArrayRef<size_t> start,
-             std::string &note) {
+             std::string &note, bool &killedOnTime) {
   int fds[2];
   if (::pipe(fds) != 0)
     return formulation.solve(seconds, nodes, start); // no isolation possible
@@ -497,6 +497,7 @@ solveInChild(Formulation &formulation, double seconds, int64_t nodes,
   while (::waitpid(pid, &wstatus, 0) < 0 && errno == EINTR) {
   }
   if (timedOut) {
+    killedOnTime = true;
     note = "CBC overran the time limit and was stopped";
     return std::nullopt;
   }
@@ -560,9 +561,11 @@ RematMILPResult mlir::memplan::solveRematMILP(const RematGraph &graph,
   Formulation formulation(graph, budget);
   std::string note;
   std::optional<RematMILPResult> solved;
+  bool killedOnTime = false;
 #ifdef __unix__
-  solved = solveInChild(formulation, timeLimitSeconds, nodeLimit,
-                        1.05 * timeLimitSeconds + 0.5, start, note);
+  solved =
+      solveInChild(formulation, timeLimitSeconds, nodeLimit,
+                   1.05 * timeLimitSeconds + 0.5, start, note, killedOnTime);
 #else
   solved = formulation.solve(timeLimitSeconds, nodeLimit, start);
 #endif
@@ -572,6 +575,7 @@ RematMILPResult mlir::memplan::solveRematMILP(const RematGraph &graph,
   out.variables = formulation.getColumns();
   out.constraints = formulation.getRows();
   out.note = note;
+  out.stoppedOnTime |= killedOnTime;
   // An "infeasible" claim the start refutes, or no answer at all: the start
   // (valid, fitting, unproven) when there is one.
   bool refuted = solved && out.status == Status::Infeasible && startFits;

@@ -326,10 +326,18 @@ InsertRematPass::solve(FunctionOpInterface func, const FunctionRematGraph &g,
         << "; using the greedy planner's schedule (not proven optimal)";
   if (solved.status == Status::Infeasible)
     return std::optional<RematPlan>();
-  if (solved.status == Status::NoSolution)
-    return func.emitError("policy 'optimal' found no schedule for @")
-           << func.getName() << " within " << static_cast<double>(milpTimeLimit)
-           << " s (raise milp-time-limit)";
+  if (solved.status == Status::NoSolution) {
+    InFlightDiagnostic error =
+        func.emitError("policy 'optimal' found no schedule for @")
+        << func.getName() << " within ";
+    if (solved.stoppedOnTime)
+      error << static_cast<double>(milpTimeLimit)
+            << " s (raise milp-time-limit)";
+    else
+      error << static_cast<int64_t>(milpNodeLimit)
+            << " nodes (raise milp-node-limit)";
+    return error;
+  }
   if (solved.status == Status::Failed)
     return func.emitError("policy 'optimal' found no schedule for @")
            << func.getName() << ": " << solved.note;

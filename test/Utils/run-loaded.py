@@ -10,12 +10,20 @@ import multiprocessing
 import os
 import subprocess
 import sys
+import time
 
 
-def spin():
+def spin(parent, lifetime):
+    # Quiet, and never outliving the command: a burner stops when its parent
+    # is gone (say lit killed it on a timeout) or after `lifetime` seconds.
+    devnull = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(devnull, fd)
+    end = time.monotonic() + lifetime
     x = 0
-    while True:
-        x = (x * 1103515245 + 12345) & 0xFFFFFFFF
+    while os.getppid() == parent and time.monotonic() < end:
+        for _ in range(100000):
+            x = (x * 1103515245 + 12345) & 0xFFFFFFFF
 
 
 def main():
@@ -26,7 +34,8 @@ def main():
         sys.stderr.write("usage: run-loaded.py -- COMMAND [ARGS...]\n")
         return 2
     count = min(16, 2 * (os.cpu_count() or 1))
-    burners = [multiprocessing.Process(target=spin, daemon=True)
+    burners = [multiprocessing.Process(target=spin, args=(os.getpid(), 300),
+                                       daemon=True)
                for _ in range(count)]
     for b in burners:
         b.start()

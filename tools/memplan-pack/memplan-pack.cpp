@@ -227,17 +227,21 @@ void writeTable(StringRef path, const Table &table,
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
   cl::HideUnrelatedOptions(category);
-  cl::ParseCommandLineOptions(
-      argc, argv,
-      "memplan-pack: pack buffers into one arena (MiniMalloc-compatible "
-      "CSV)\n\n"
-      "  Input: id,lower,upper,size[,alignment]; each buffer lives on\n"
-      "  [lower, upper). Prints one line:\n"
-      "    arena=<B> lower_bound=<B> ratio=<arena/LB> optimal=yes|unknown "
-      "time_ms=<ms> work=<units>\n"
-      "  optimal=yes only when proven (arena = lower bound, or exact search "
-      "exhausted).\n"
-      "  Exit: 0 planned, 1 does not fit --capacity, 2 bad input.\n");
+  // A malformed option is bad input (exit 2), not "does not fit" (1).
+  if (!cl::ParseCommandLineOptions(
+          argc, argv,
+          "memplan-pack: pack buffers into one arena (MiniMalloc-compatible "
+          "CSV)\n\n"
+          "  Input: id,lower,upper,size[,alignment]; each buffer lives on\n"
+          "  [lower, upper). Prints one line:\n"
+          "    arena=<B> lower_bound=<B> ratio=<arena/LB> optimal=yes|unknown "
+          "time_ms=<ms> work=<units>\n"
+          "  optimal=yes only when proven (arena = lower bound, or exact "
+          "search "
+          "exhausted).\n"
+          "  Exit: 0 planned, 1 does not fit --capacity, 2 bad input.\n",
+          &errs()))
+    return 2;
 
   std::optional<PackAlgorithm> algorithm = parsePackAlgorithm(algorithmName);
   if (!algorithm)
@@ -246,6 +250,9 @@ int main(int argc, char **argv) {
   if (timeLimit.getNumOccurrences())
     if (std::optional<std::string> bad = checkTimeLimit(timeLimit))
       fail("--time-limit " + *bad);
+  if (workLimit > kMaxWorkLimit)
+    fail("--work-limit " + std::to_string(workLimit) +
+         " is more than 10^18 units");
   if (workLimit == 0 && !timeLimit.getNumOccurrences())
     fail("--work-limit=0 leaves the search unbounded: give a --time-limit "
          "with it");

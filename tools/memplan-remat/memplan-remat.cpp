@@ -347,10 +347,12 @@ int main(int argc, char **argv) {
     }
     if (solved.status == Status::NoSolution ||
         solved.status == Status::Failed) {
-      errs() << "memplan-remat: the MILP found no schedule within "
-             << format("%g", double(timeLimit))
-             << " s (raise --time-limit); the smallest budget memplan "
-                "reaches is "
+      errs() << "memplan-remat: the MILP found no schedule within ";
+      if (solved.stoppedOnTime || solved.status == Status::Failed)
+        errs() << format("%g", double(timeLimit)) << " s (raise --time-limit)";
+      else
+        errs() << nodeLimit << " nodes (raise --node-limit)";
+      errs() << "; the smallest budget memplan reaches is "
              << smallestBudgetText(graph, greedy().smallestPeak) << "\n";
       return 1;
     }

@@ -40,8 +40,14 @@ inline std::optional<std::string> checkTimeLimit(double seconds) {
 /// bound is out of range: `work` 0 means no work bound, `seconds` 0 no clock
 /// (`option` names the time-limit option in the message); std::nullopt when
 /// the bounds are usable.
+/// The largest work limit: 10^18 units (centuries of search), far from
+/// overflowing the work counter.
+constexpr uint64_t kMaxWorkLimit = 1000000000000000000ull;
+
 inline std::optional<std::string>
 checkSearchBounds(uint64_t work, double seconds, const std::string &option) {
+  if (work > kMaxWorkLimit)
+    return "work-limit " + std::to_string(work) + " is more than 10^18 units";
   if (seconds != 0)
     if (std::optional<std::string> bad = checkTimeLimit(seconds))
       return option + " " + *bad;

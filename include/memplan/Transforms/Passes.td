@@ -219,8 +219,7 @@ def VerifyPlanPass : Pass<"memplan-verify-plan"> {
     A function the lifetime analysis rejects is left as it is, with the
     fallback of `memplan-annotate-lifetimes` (a warning, `memplan.unplanned`;
     an error with `strict`); functions already marked `memplan.unplanned` are
-    skipped. The report lists each such function with `"unplanned":
-    "<reason>"` and no arena.
+    skipped.
 
     Rejections (located errors; the pass fails): everything the lifetime
     analysis rejects when `strict`, and
@@ -261,8 +260,9 @@ def InsertRematPass : Pass<"memplan-insert-remat", "::mlir::ModuleOp"> {
     (`threshold`), sqrt, budget (the default with a budget: the first plan of
     a budget-independent sequence of multi-level schedules whose peak fits),
     chain (revolve-style DP; the forward buffers must form a chain) and
-    optimal (the MILP on CBC, `milp-time-limit` per solve; builds without CBC
-    refuse it).
+    optimal (the MILP on CBC, bounded by `milp-node-limit` nodes per solve so
+    that the plan is the same on any machine, with `milp-time-limit` as a
+    safety net that warns when it decides; builds without CBC refuse it).
 
     The budget bounds the liveness peak of the planned buffers (the remat
     graph's memory model). With `check-arena` (set by `--memplan-pipeline`)
@@ -290,7 +290,8 @@ def InsertRematPass : Pass<"memplan-insert-remat", "::mlir::ModuleOp"> {
     - `memplan-insert-remat cannot plan @f: policy 'chain' needs ...` on the
       op whose buffer breaks the chain (forward buffers not a chain, or
       backward ops out of reverse layer order)
-    - `policy 'optimal' found no schedule for @f within S s`, or
+    - `policy 'optimal' found no schedule for @f within S s (raise
+      milp-time-limit)` or `... within N nodes (raise milp-node-limit)`, or
       `... for @f: CBC crashed (signal N)` (CBC runs in a child process; a
       crash or an overrun time limit with a greedy schedule at hand gives a
       warning and that schedule instead)
@@ -303,7 +304,10 @@ def InsertRematPass : Pass<"memplan-insert-remat", "::mlir::ModuleOp"> {
       function of the module, so the smallest workable budget is the largest
       M named)
     - `time-limit X is not a number of seconds in (0, 1e6]` (also
-      `milp-time-limit`)
+      `milp-time-limit`), `work-limit=0 leaves the search unbounded: give a
+      time-limit with it`, `milp-node-limit must be >= 0, got N`
+    - a warning, not an error: `policy 'optimal' on @f: the MILP stopped on
+      its time limit (S s), so this plan depends on the machine's speed`
     - `memplan-insert-remat cannot plan this function: node N: the output
       sizes up to here total more than 2^63-1 bytes` (or costs over 1e30)
     and everything the lifetime analysis rejects. Internal errors (a
