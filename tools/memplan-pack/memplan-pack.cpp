@@ -250,12 +250,12 @@ int main(int argc, char **argv) {
   if (timeLimit.getNumOccurrences())
     if (std::optional<std::string> bad = checkTimeLimit(timeLimit))
       fail("--time-limit " + *bad);
-  if (workLimit > kMaxWorkLimit)
-    fail("--work-limit " + std::to_string(workLimit) +
-         " is more than 10^18 units");
-  if (workLimit == 0 && !timeLimit.getNumOccurrences())
-    fail("--work-limit=0 leaves the search unbounded: give a --time-limit "
-         "with it");
+  // An explicit --time-limit was checked above (0 included); the shared
+  // check covers the work limit and the unbounded combination.
+  if (std::optional<std::string> bad = checkSearchBounds(
+          workLimit, timeLimit.getNumOccurrences() ? double(timeLimit) : 0.0,
+          "--time-limit", "--work-limit"))
+    fail(*bad);
   PackOptions options;
   options.algorithm = *algorithm;
   options.workLimit = workLimit;

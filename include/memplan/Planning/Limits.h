@@ -38,21 +38,23 @@ inline std::optional<std::string> checkTimeLimit(double seconds) {
 
 /// An error message when a search would be left unbounded or its wall-clock
 /// bound is out of range: `work` 0 means no work bound, `seconds` 0 no clock
-/// (`option` names the time-limit option in the message); std::nullopt when
-/// the bounds are usable.
+/// (`option` and `workOption` name the two options in the messages);
+/// std::nullopt when the bounds are usable.
 /// The largest work limit: 10^18 units (centuries of search), far from
 /// overflowing the work counter.
 constexpr uint64_t kMaxWorkLimit = 1000000000000000000ull;
 
 inline std::optional<std::string>
-checkSearchBounds(uint64_t work, double seconds, const std::string &option) {
+checkSearchBounds(uint64_t work, double seconds, const std::string &option,
+                  const std::string &workOption = "work-limit") {
   if (work > kMaxWorkLimit)
-    return "work-limit " + std::to_string(work) + " is more than 10^18 units";
+    return workOption + " " + std::to_string(work) +
+           " is more than 10^18 units";
   if (seconds != 0)
     if (std::optional<std::string> bad = checkTimeLimit(seconds))
       return option + " " + *bad;
   if (work == 0 && seconds == 0)
-    return "work-limit=0 leaves the search unbounded: give a " + option +
+    return workOption + "=0 leaves the search unbounded: give a " + option +
            " with it";
   return std::nullopt;
 }
