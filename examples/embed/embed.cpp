@@ -17,7 +17,6 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
-#include "mlir/InitAllPasses.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
@@ -28,9 +27,9 @@ int main(int argc, char **argv) {
     llvm::errs() << "usage: memplan-embed step.mlir [report.json]\n";
     return 2;
   }
-  // The pipeline runs upstream passes (bufferization, lowering) by name:
-  // register them, and every dialect the input and the lowering use.
-  mlir::registerAllPasses();
+  // The pipeline builds its passes itself (no global pass registration
+  // needed); register every dialect the input and the lowering use, with
+  // their bufferization and LLVM-conversion interfaces.
   mlir::DialectRegistry registry;
   mlir::registerAllDialects(registry);
   mlir::registerAllExtensions(registry);

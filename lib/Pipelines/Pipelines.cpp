@@ -8,29 +8,28 @@
 #include "memplan/Conversion/Passes.h"
 #include "memplan/Transforms/Passes.h"
 
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/LLVMIR/Transforms/Passes.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/Vector/Transforms/Passes.h"
 #include "mlir/Pass/PassRegistry.h"
-#include "llvm/Support/ErrorHandling.h"
-#include "llvm/Support/FormatVariadic.h"
+#include "mlir/Transforms/Passes.h"
 
 using namespace mlir;
 using namespace mlir::memplan;
 
-/// Appends an upstream pipeline given in textual form; a failure here is a
-/// bug in memplan, not in the input.
-static void appendUpstream(OpPassManager &pm, const llvm::Twine &text) {
-  std::string pipeline = text.str();
-  std::string error;
-  llvm::raw_string_ostream os(error);
-  if (failed(parsePassPipeline(pipeline, pm, os)))
-    llvm::report_fatal_error(llvm::Twine("memplan: bad upstream pipeline '") +
-                             pipeline + "': " + error);
-}
+// Every stage is built from the passes' create functions: nothing is parsed
+// from text or looked up in the global registry, so an embedder needs to
+// register nothing but the dialects it parses.
 
 void mlir::memplan::buildPreparePipeline(OpPassManager &pm) {
   pm.addPass(createDropTransformScriptsPass());
   // Elementwise arith/math ops on tensors become linalg.generic, which
   // bufferizes into a destination the lifetime analysis sees.
-  appendUpstream(pm, "convert-elementwise-to-linalg");
+  pm.addPass(createConvertElementwiseToLinalgPass());
   pm.addPass(createLowerPackUnpackPass());
 }
 
@@ -38,14 +37,22 @@ void mlir::memplan::buildLowerToLLVMPipeline(OpPassManager &pm) {
   // Vector ops go through scf loops (transfers) before scf is lowered; math
   // ops without an LLVM intrinsic (erf, ...) become libm calls, which the
   // host process resolves (mlir-runner links libm).
-  appendUpstream(pm, "func.func(convert-linalg-to-loops,lower-vector-mask),"
-                     "convert-vector-to-scf,"
-                     "expand-strided-metadata,lower-affine,convert-scf-to-cf,"
-                     "convert-math-to-llvm,convert-math-to-libm,"
-                     "convert-vector-to-llvm,finalize-memref-to-llvm,"
-                     "convert-arith-to-llvm,convert-ub-to-llvm,"
-                     "convert-func-to-llvm,convert-cf-to-llvm,"
-                     "reconcile-unrealized-casts");
+  OpPassManager &funcs = pm.nest<func::FuncOp>();
+  funcs.addPass(createConvertLinalgToLoopsPass());
+  funcs.addPass(vector::createLowerVectorMaskPass());
+  pm.addPass(createConvertVectorToSCFPass());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createConvertMathToLibmPass());
+  pm.addPass(createConvertVectorToLLVMPass());
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  pm.addPass(createArithToLLVMConversionPass());
+  pm.addPass(createUBToLLVMConversionPass());
+  pm.addPass(createConvertFuncToLLVMPass());
+  pm.addPass(createConvertControlFlowToLLVMPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
 }
 
 void mlir::memplan::buildLowerToNVVMPipeline(
@@ -53,37 +60,50 @@ void mlir::memplan::buildLowerToNVVMPipeline(
   // Functions returning buffers equivalent to arguments (donated results)
   // return nothing: a step that updates its parameters in place allocates no
   // result buffers.
-  appendUpstream(pm, "drop-equivalent-buffer-results");
+  pm.addPass(bufferization::createDropEquivalentBufferResultsPass());
   pm.addPass(createConvertMemplanToGPUPass());
   GPUMapLoopsPassOptions map;
   map.blockSize = options.blockSize;
   pm.addPass(createGPUMapLoopsPass(map));
   // No canonicalization between mapping and conversion: it would fold the
   // one-iteration loops the mapping relies on.
-  appendUpstream(pm, "func.func(convert-parallel-loops-to-gpu),"
-                     "gpu-kernel-outlining,func.func(gpu-async-region)");
+  pm.addNestedPass<func::FuncOp>(createConvertParallelLoopToGpuPass());
+  pm.addPass(createGpuKernelOutliningPass());
+  pm.addNestedPass<func::FuncOp>(createGpuAsyncRegionPass());
   // The rest mirrors upstream's gpu-lower-to-nvvm-pipeline, with the
   // toolkit path and the format passed through.
-  std::string target =
-      llvm::formatv("chip={0} features={1} O={2}", options.chip.getValue(),
-                    options.features.getValue(), options.optLevel.getValue());
-  std::string binary = "format=" + options.format.getValue();
-  if (!options.toolkit.empty())
-    binary += " toolkit=" + options.toolkit.getValue();
-  appendUpstream(pm, "convert-nvgpu-to-nvvm,convert-vector-to-scf,"
-                     "convert-scf-to-cf,convert-nvvm-to-llvm,"
-                     "convert-func-to-llvm,expand-strided-metadata,"
-                     "nvvm-attach-target{" +
-                         target +
-                         "},lower-affine,convert-arith-to-llvm,"
-                         "convert-index-to-llvm,canonicalize,cse,"
-                         "gpu.module(strip-debuginfo,convert-gpu-to-nvvm,"
-                         "llvm-optimize-for-nvvm-target,canonicalize,cse,"
-                         "reconcile-unrealized-casts),"
-                         "gpu-to-llvm,gpu-module-to-binary{" +
-                         binary +
-                         "},convert-math-to-llvm,canonicalize,cse,"
-                         "reconcile-unrealized-casts");
+  pm.addPass(createConvertNVGPUToNVVMPass());
+  pm.addPass(createConvertVectorToSCFPass());
+  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(createConvertNVVMToLLVMPass());
+  pm.addPass(createConvertFuncToLLVMPass());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  GpuNVVMAttachTargetOptions target;
+  target.chip = options.chip;
+  target.features = options.features;
+  target.optLevel = options.optLevel;
+  pm.addPass(createGpuNVVMAttachTarget(target));
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createArithToLLVMConversionPass());
+  pm.addPass(createConvertIndexToLLVMPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
+  kernels.addPass(createStripDebugInfoPass());
+  kernels.addPass(createConvertGpuOpsToNVVMOps());
+  kernels.addPass(LLVM::createNVVMOptimizeForTargetPass());
+  kernels.addPass(createCanonicalizerPass());
+  kernels.addPass(createCSEPass());
+  kernels.addPass(createReconcileUnrealizedCastsPass());
+  pm.addPass(createGpuToLLVMConversionPass());
+  GpuModuleToBinaryPassOptions binary;
+  binary.compilationTarget = options.format;
+  binary.toolkitPath = options.toolkit;
+  pm.addPass(createGpuModuleToBinaryPass(binary));
+  pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
 }
 
 void mlir::memplan::buildMemplanPipeline(
@@ -97,7 +117,7 @@ void mlir::memplan::buildMemplanPipeline(
   AnnotateLifetimesPassOptions annotate;
   annotate.strict = options.strict;
   pm.addPass(createAnnotateLifetimesPass(annotate));
-  if (options.budget > 0 || !options.policy.empty()) {
+  if (options.budget > 0 || options.policy != RematPolicyChoice::Auto) {
     InsertRematPassOptions remat;
     remat.budget = options.budget;
     remat.policy = options.policy;
@@ -109,10 +129,9 @@ void mlir::memplan::buildMemplanPipeline(
     pm.addPass(createInsertRematPass(remat));
   }
   pm.addPass(createMaterializeRematPass());
-  appendUpstream(pm, "one-shot-bufferize{bufferize-function-boundaries "
-                     "function-boundary-type-conversion=identity-layout-map}");
+  buildBufferizeStage(pm);
   if (options.target == PipelineTarget::NVVM)
-    appendUpstream(pm, "drop-equivalent-buffer-results");
+    pm.addPass(bufferization::createDropEquivalentBufferResultsPass());
   PackArenaPassOptions pack;
   pack.algorithm = options.algorithm;
   pack.alignment = options.alignment;
@@ -129,7 +148,7 @@ void mlir::memplan::buildMemplanPipeline(
   case PipelineTarget::CPU:
     pm.addPass(createConvertMemplanToMemRefPass());
     buildLowerToLLVMPipeline(pm);
-    lowered.target = "cpu";
+    lowered.target = LoweringTarget::CPU;
     break;
   case PipelineTarget::NVVM: {
     LowerToNVVMOptions nvvm;
@@ -140,7 +159,7 @@ void mlir::memplan::buildMemplanPipeline(
     nvvm.optLevel = options.optLevel;
     nvvm.blockSize = options.blockSize;
     buildLowerToNVVMPipeline(pm, nvvm);
-    lowered.target = "nvvm";
+    lowered.target = LoweringTarget::NVVM;
     break;
   }
   }

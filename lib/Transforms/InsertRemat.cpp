@@ -17,7 +17,6 @@
 #include "mlir/IR/Dominance.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Pass/PassManager.h"
-#include "mlir/Pass/PassRegistry.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -49,19 +48,25 @@ struct InsertRematPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    std::string name = policy.empty() ? (budget > 0 ? "budget" : "keep-all")
-                                      : std::string(policy);
-    solver = name == "chain"     ? Solver::Chain
-             : name == "optimal" ? Solver::MILP
-                                 : Solver::None;
+    RematPolicyChoice choice = policy;
+    if (choice == RematPolicyChoice::Auto)
+      choice =
+          budget > 0 ? RematPolicyChoice::Budget : RematPolicyChoice::KeepAll;
+    solver = choice == RematPolicyChoice::Chain     ? Solver::Chain
+             : choice == RematPolicyChoice::Optimal ? Solver::MILP
+                                                    : Solver::None;
     std::optional<RematPolicy> parsed =
-        solver != Solver::None ? RematPolicy::Budget : parseRematPolicy(name);
+        solver != Solver::None
+            ? RematPolicy::Budget
+            : parseRematPolicy(stringifyRematPolicyChoice(choice));
     if (!parsed) {
-      module.emitError("unknown remat policy '") << name << "'";
+      module.emitError("memplan-insert-remat: no remat policy for '")
+          << stringifyRematPolicyChoice(choice) << "'";
       return signalPassFailure();
     }
     if (*parsed == RematPolicy::Budget && budget <= 0) {
-      module.emitError("policy '") << name << "' needs a budget";
+      module.emitError("policy '")
+          << stringifyRematPolicyChoice(choice) << "' needs a budget";
       return signalPassFailure();
     }
     if (solver == Solver::MILP && !rematMILPAvailable()) {
@@ -391,8 +396,8 @@ LogicalResult InsertRematPass::rewriteWithSolver(FunctionOpInterface func,
                             : planRemat(g.graph, greedy).smallestPeak;
     return func.emitError("the budget of ")
            << static_cast<int64_t>(budget) << " bytes is infeasible for @"
-           << func.getName() << " with policy '" << std::string(policy)
-           << "': the smallest budget "
+           << func.getName() << " with policy '"
+           << stringifyRematPolicyChoice(policy) << "': the smallest budget "
            << (arenaMode && smallestArena != UINT64_MAX
                    ? "this policy reached is "
                    : "policy 'budget' reaches is ")
@@ -471,15 +476,15 @@ std::optional<uint64_t> InsertRematPass::measureArena(FunctionOpInterface func,
       return std::nullopt;
   }
   PassManager pm(copy->getContext(), ModuleOp::getOperationName());
-  std::string pipeline =
-      "memplan-materialize-remat,one-shot-bufferize{bufferize-function-"
-      "boundaries function-boundary-type-conversion=identity-layout-map},"
-      "memplan-pack-arena{strict=true algorithm=" +
-      std::string(algorithm) + " alignment=" + std::to_string(alignment) +
-      " work-limit=" + std::to_string(workLimit) +
-      " time-limit=" + llvm::formatv("{0:e}", double(timeLimit)).str() + "}";
-  if (failed(parsePassPipeline(pipeline, pm)))
-    return std::nullopt;
+  pm.addPass(createMaterializeRematPass());
+  buildBufferizeStage(pm);
+  PackArenaPassOptions pack;
+  pack.strict = true;
+  pack.algorithm = algorithm;
+  pack.alignment = alignment;
+  pack.workLimit = workLimit;
+  pack.timeLimit = timeLimit;
+  pm.addPass(createPackArenaPass(pack));
   ScopedDiagnosticHandler quiet(copy->getContext(), record);
   if (failed(pm.run(*copy)))
     return std::nullopt;

@@ -74,13 +74,7 @@ struct PackArenaPass : public memplan::impl::PackArenaPassBase<PackArenaPass> {
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    std::optional<PackAlgorithm> algo = parsePackAlgorithm(algorithm);
-    if (!algo) {
-      module.emitError("unknown packing algorithm '")
-          << algorithm
-          << "' (expected greedy-size, greedy-time, best or exact)";
-      return signalPassFailure();
-    }
+    PackAlgorithm algo = algorithm;
     if (std::optional<std::string> bad =
             checkSearchBounds(workLimit, timeLimit, "time-limit")) {
       module.emitError(*bad);
@@ -95,7 +89,7 @@ struct PackArenaPass : public memplan::impl::PackArenaPassBase<PackArenaPass> {
     WalkResult walk = module.walk([&](FunctionOpInterface func) {
       if (func.isExternal() || isHostFunction(func))
         return WalkResult::advance();
-      if (failed(packFunction(func, *algo, reports)))
+      if (failed(packFunction(func, algo, reports)))
         return WalkResult::interrupt();
       return WalkResult::advance();
     });

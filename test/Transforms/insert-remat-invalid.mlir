@@ -1,7 +1,7 @@
 // RUN: memplan-opt %s -split-input-file -verify-diagnostics --memplan-insert-remat="policy=budget"
 // RUN: not memplan-opt %s --memplan-insert-remat="policy=magic" 2>&1 | FileCheck %s --check-prefix=POLICY
 // RUN: not memplan-opt %s --split-input-file --memplan-insert-remat="budget=8" 2>&1 | FileCheck %s --check-prefix=INFEASIBLE
-// POLICY: error: unknown remat policy 'magic'
+// POLICY: Cannot find option named 'magic'
 // INFEASIBLE: error: the budget of 8 bytes is infeasible for @small: the smallest budget policy 'budget' reaches is 32 bytes
 
 // expected-error @+1 {{policy 'budget' needs a budget}}

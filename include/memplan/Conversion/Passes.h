@@ -15,9 +15,19 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Pass/Pass.h"
+#include "llvm/Support/CommandLine.h"
 
 namespace mlir {
 namespace memplan {
+
+/// Where a lowered program runs (memplan-verify-lowered, memplan-pipeline).
+enum class LoweringTarget { CPU, NVVM };
+
+/// The values of every `target` option: cpu, nvvm.
+llvm::cl::ValuesClass loweringTargetValues();
+
+/// The spelling of a target, as the option takes it.
+llvm::StringRef stringifyLoweringTarget(LoweringTarget target);
 
 #define GEN_PASS_DECL
 #include "memplan/Conversion/Passes.h.inc"

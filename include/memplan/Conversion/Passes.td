@@ -162,8 +162,10 @@ def VerifyLoweredPass : Pass<"memplan-verify-lowered", "::mlir::ModuleOp"> {
       per op inside)
   }];
   let options = [
-    Option<"target", "target", "std::string", /*default=*/"\"cpu\"",
-           "The target whose dialects are allowed: cpu or nvvm">,
+    Option<"target", "target", "::mlir::memplan::LoweringTarget",
+           /*default=*/"::mlir::memplan::LoweringTarget::CPU",
+           "The target whose dialects are allowed: cpu (default) or nvvm",
+           [{::mlir::memplan::loweringTargetValues()}]>,
   ];
 }
 

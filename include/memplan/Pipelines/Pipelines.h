@@ -25,31 +25,28 @@
 #ifndef MEMPLAN_PIPELINES_PIPELINES_H
 #define MEMPLAN_PIPELINES_PIPELINES_H
 
+#include "memplan/Conversion/Passes.h"
+#include "memplan/Transforms/Passes.h"
+
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassOptions.h"
 
 namespace mlir {
 namespace memplan {
 
-enum class PipelineTarget { CPU, NVVM };
+/// Where the pipeline's output runs (the lowering's target).
+using PipelineTarget = LoweringTarget;
 
 struct MemplanPipelineOptions
     : public PassPipelineOptions<MemplanPipelineOptions> {
   PassOptions::Option<PipelineTarget> target{
       *this, "target", llvm::cl::desc("Where the program runs"),
-      llvm::cl::init(PipelineTarget::CPU),
-      llvm::cl::values(
-          clEnumValN(PipelineTarget::CPU, "cpu",
-                     "the host, through the LLVM dialect (mlir-runner)"),
-          clEnumValN(PipelineTarget::NVVM, "nvvm",
-                     "an NVIDIA GPU: kernels serialized with the CUDA "
-                     "toolkit, host code in the LLVM dialect calling "
-                     "memplan's CUDA runtime (docs/GPU.md)"))};
-  PassOptions::Option<std::string> algorithm{
+      llvm::cl::init(PipelineTarget::CPU), loweringTargetValues()};
+  PassOptions::Option<PackAlgorithm> algorithm{
       *this, "algorithm",
       llvm::cl::desc("Packing algorithm: greedy-size, greedy-time, best "
                      "(default) or exact"),
-      llvm::cl::init("best")};
+      llvm::cl::init(PackAlgorithm::Best), packAlgorithmValues()};
   PassOptions::Option<int64_t> alignment{
       *this, "alignment", llvm::cl::desc("Byte alignment of every buffer"),
       llvm::cl::init(64)};
@@ -71,12 +68,12 @@ struct MemplanPipelineOptions
       llvm::cl::desc("Byte budget for each function's planned buffers: "
                      "rematerialize to fit it (0: none)"),
       llvm::cl::init(0)};
-  PassOptions::Option<std::string> policy{
+  PassOptions::Option<RematPolicyChoice> policy{
       *this, "policy",
       llvm::cl::desc("Remat policy (keep-all, recompute-all, every-n, "
-                     "cost-threshold, sqrt, budget, chain, optimal); default: "
-                     "budget with a budget, none without"),
-      llvm::cl::init("")};
+                     "cost-threshold, sqrt, budget, chain, optimal); auto, "
+                     "the default: budget with a budget, none without"),
+      llvm::cl::init(RematPolicyChoice::Auto), rematPolicyValues()};
   PassOptions::Option<bool> strict{
       *this, "strict",
       llvm::cl::desc("Reject the module when a function cannot be planned "

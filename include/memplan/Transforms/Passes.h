@@ -8,17 +8,52 @@
 #define MEMPLAN_TRANSFORMS_PASSES_H
 
 #include "memplan/IR/MemplanDialect.h"
+#include "memplan/Planning/Packing.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Pass/Pass.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/Support/CommandLine.h"
 
 namespace mlir {
 namespace memplan {
+
+/// The values of every `algorithm` option (pack-arena, insert-remat,
+/// memplan-pipeline): greedy-size, greedy-time, best, exact.
+llvm::cl::ValuesClass packAlgorithmValues();
+
+/// What `policy` (insert-remat, memplan-pipeline) asks for: a Remat.h
+/// policy, one of the two solvers, or `auto` (budget with a budget,
+/// keep-all without).
+enum class RematPolicyChoice {
+  Auto,
+  KeepAll,
+  RecomputeAll,
+  EveryN,
+  CostThreshold,
+  Sqrt,
+  Budget,
+  Chain,
+  Optimal,
+};
+
+/// The values of every `policy` option.
+llvm::cl::ValuesClass rematPolicyValues();
+
+/// The spelling of a policy choice, as the option takes it.
+llvm::StringRef stringifyRematPolicyChoice(RematPolicyChoice choice);
+
+/// Appends the one bufferization every memplan flow uses (the pipeline and
+/// insert-remat's arena check): upstream one-shot-bufferize across function
+/// boundaries with identity layouts, so that planned buffers are plain
+/// allocations the packer can place.
+void buildBufferizeStage(OpPassManager &pm);
 
 #define GEN_PASS_DECL
 #include "memplan/Transforms/Passes.h.inc"

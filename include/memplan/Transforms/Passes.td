@@ -162,7 +162,6 @@ def PackArenaPass : Pass<"memplan-pack-arena", "::mlir::ModuleOp"> {
 
     Rejections (located errors; the pass fails): everything the lifetime
     analysis rejects when `strict`, and
-    - `unknown packing algorithm '...'`
     - `alignment must be a power of two, got N`
     - `time-limit X is not a number of seconds in (0, 1e6]`
     - `work-limit=0 leaves the search unbounded: give a time-limit with it`
@@ -173,8 +172,10 @@ def PackArenaPass : Pass<"memplan-pack-arena", "::mlir::ModuleOp"> {
     - `cannot write the report '...': ...`
   }];
   let options = [
-    Option<"algorithm", "algorithm", "std::string", /*default=*/"\"best\"",
-           "Packing algorithm: greedy-size, greedy-time, best or exact">,
+    Option<"algorithm", "algorithm", "::mlir::memplan::PackAlgorithm",
+           /*default=*/"::mlir::memplan::PackAlgorithm::Best",
+           "Packing algorithm: greedy-size, greedy-time, best (default) or "
+           "exact", [{::mlir::memplan::packAlgorithmValues()}]>,
     Option<"alignment", "alignment", "int64_t", /*default=*/"64",
            "Byte alignment of every buffer (a power of two)">,
     Option<"workLimit", "work-limit", "uint64_t", /*default=*/"500000000",
@@ -282,7 +283,6 @@ def InsertRematPass : Pass<"memplan-insert-remat", "::mlir::ModuleOp"> {
     so its solvers — the MILP included — can be run on a compiler's graphs.
 
     Rejections (located errors; the pass fails):
-    - `unknown remat policy '...'`
     - `cannot write the remat graph to '...': ...`
     - `policy '...' needs a budget` (budget, chain, optimal)
     - `policy 'optimal' needs the MILP solver, and this build has none ...`
@@ -317,10 +317,11 @@ def InsertRematPass : Pass<"memplan-insert-remat", "::mlir::ModuleOp"> {
   let options = [
     Option<"budget", "budget", "int64_t", /*default=*/"0",
            "Byte budget for the planned buffers of each function (0: none)">,
-    Option<"policy", "policy", "std::string", /*default=*/"\"\"",
+    Option<"policy", "policy", "::mlir::memplan::RematPolicyChoice",
+           /*default=*/"::mlir::memplan::RematPolicyChoice::Auto",
            "keep-all, recompute-all, every-n, cost-threshold, sqrt, budget, "
-           "chain or optimal (default: budget with a budget, keep-all "
-           "without)">,
+           "chain, optimal or auto (the default: budget with a budget, "
+           "keep-all without)", [{::mlir::memplan::rematPolicyValues()}]>,
     Option<"every", "every", "int64_t", /*default=*/"2",
            "every-n: keep every n-th forward buffer">,
     Option<"threshold", "threshold", "double", /*default=*/"0.0",
@@ -343,15 +344,20 @@ def InsertRematPass : Pass<"memplan-insert-remat", "::mlir::ModuleOp"> {
            "overshoots (what --memplan-pipeline does)">,
     Option<"alignment", "alignment", "int64_t", /*default=*/"64",
            "check-arena: the packer's alignment">,
-    Option<"algorithm", "algorithm", "std::string", /*default=*/"\"best\"",
-           "check-arena: the packer's algorithm">,
+    Option<"algorithm", "algorithm", "::mlir::memplan::PackAlgorithm",
+           /*default=*/"::mlir::memplan::PackAlgorithm::Best",
+           "check-arena: the packer's algorithm",
+           [{::mlir::memplan::packAlgorithmValues()}]>,
     Option<"workLimit", "work-limit", "uint64_t", /*default=*/"500000000",
            "check-arena: the packer's work bound (0: none)">,
     Option<"timeLimit", "time-limit", "double", /*default=*/"0.0",
            "check-arena: the packer's wall-clock bound, in seconds (0: "
            "none)">,
   ];
-  let dependentDialects = ["::mlir::memplan::MemplanDialect"];
+  // check-arena bufferizes and packs a copy of the module.
+  let dependentDialects = ["::mlir::memplan::MemplanDialect",
+                           "::mlir::bufferization::BufferizationDialect",
+                           "::mlir::memref::MemRefDialect"];
 }
 
 def MaterializeRematPass : Pass<"memplan-materialize-remat"> {
