@@ -27,6 +27,12 @@ using namespace mlir::memplan;
 
 void mlir::memplan::buildPreparePipeline(OpPassManager &pm) {
   pm.addPass(createDropTransformScriptsPass());
+  // What upstream tosa-to-linalg leaves in linalg.generic bodies
+  // (tosa.apply_scale, from tosa.rescale: quantized programs) and tosa.const
+  // become arith; a no-op on programs without TOSA ops.
+  TosaToArithPassOptions tosa;
+  tosa.includeApplyRescale = true;
+  pm.addPass(createTosaToArithPass(tosa));
   // Elementwise arith/math ops on tensors become linalg.generic, which
   // bufferizes into a destination the lifetime analysis sees.
   pm.addPass(createConvertElementwiseToLinalgPass());
@@ -184,7 +190,9 @@ void mlir::memplan::registerMemplanPipelines() {
       "memplan-prepare",
       "Upstream preparation of a linalg-on-tensors program for planning and "
       "bufferization, used for planned and unplanned programs alike: drop "
-      "transform scripts (memplan-drop-transform-scripts), elementwise "
+      "transform scripts (memplan-drop-transform-scripts), what "
+      "tosa-to-linalg leaves (tosa.apply_scale, tosa.const) to arith "
+      "(tosa-to-arith{include-apply-rescale}), elementwise "
       "arith/math ops on tensors to linalg (convert-elementwise-to-linalg), "
       "linalg.pack/unpack to pad, reshape, transpose and slices "
       "(memplan-lower-pack-unpack)",

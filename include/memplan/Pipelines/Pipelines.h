@@ -151,12 +151,13 @@ struct LowerToNVVMOptions : public PassPipelineOptions<LowerToNVVMOptions> {
 void buildMemplanPipeline(OpPassManager &pm,
                           const MemplanPipelineOptions &options);
 
-/// Appends upstream's lowering of a memref-level program to the LLVM dialect.
 /// Upstream (and memplan) preparation of linalg-on-tensors for planning and
-/// bufferization: transform scripts dropped, elementwise ops to linalg,
+/// bufferization: transform scripts dropped, what tosa-to-linalg leaves
+/// (tosa.apply_scale, tosa.const) to arith, elementwise ops to linalg,
 /// pack/unpack lowered. Registered as `memplan-prepare`.
 void buildPreparePipeline(OpPassManager &pm);
 
+/// Appends upstream's lowering of a memref-level program to the LLVM dialect.
 void buildLowerToLLVMPipeline(OpPassManager &pm);
 
 /// Appends the device lowering of a memref-level program: device functions'
@@ -165,7 +166,7 @@ void buildLowerToLLVMPipeline(OpPassManager &pm);
 void buildLowerToNVVMPipeline(OpPassManager &pm,
                               const LowerToNVVMOptions &options);
 
-/// Registers `memplan-pipeline`, `memplan-lower-to-llvm` and
+/// Registers `memplan-pipeline`, `memplan-prepare`, `memplan-lower-to-llvm` and
 /// `memplan-lower-to-nvvm`.
 void registerMemplanPipelines();
 
