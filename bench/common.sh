@@ -32,3 +32,11 @@ remat_bounds() {
 
 # between FLOOR P0 F: the budget FLOOR + F (P0 - FLOOR), in whole bytes.
 between() { python3 -c "print(int($1 + $3 * ($2 - $1)))"; }
+
+# report_fields REPORT FUNCTION KEY...: values from FUNCTION's entry of a JSON
+# v1 plan report, space-separated (bench/report_fields.py: dotted paths,
+# defaults after '=', buffers# and buffers+size).
+report_fields() { python3 "$ROOT/bench/report_fields.py" "$@"; }
+
+# gib BYTES: BYTES in GiB with two decimals.
+gib() { python3 -c "print(f'{$1 / 2**30:.2f} GiB')"; }

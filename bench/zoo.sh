@@ -21,14 +21,9 @@ for name in gpt2-small resnet-like unet; do
   end=$(date +%s.%N)
   pack=$(awk '/PackArenaPass/ {print $1}' "$TMP/$name.timing")
   buf=$(awk '/OneShotBufferizePass/ {print $1}' "$TMP/$name.timing")
-  python3 - "$TMP/$name.json" "$name" "$knobs" "$start" "$end" "$pack" "$buf" <<'PY'
-import json, sys
-path, name, knobs, start, end, pack, buf = sys.argv[1:]
-f = [g for g in json.load(open(path))["functions"] if g["name"] == "train_step"][0]
-total = sum(b["size"] for b in f["buffers"])
-gb = lambda x: f"{x / 2**30:.2f} GiB"
-print(f"| {name} | `{knobs}` | {len(f['buffers'])} | {gb(total)} | {gb(f['lower_bound_bytes'])} | "
-      f"{gb(f['arena_bytes'])} | {f['arena_bytes'] / f['lower_bound_bytes']:.4f} | "
-      f"{str(f['optimal']).lower()} | {float(end) - float(start):.2f} | {float(pack):.2f} | {float(buf):.2f} |")
-PY
+  read -r n total lb arena optimal <<< "$(report_fields "$TMP/$name.json" train_step \
+    'buffers#' 'buffers+size' lower_bound_bytes arena_bytes optimal)"
+  echo "| $name | \`$knobs\` | $n | $(gib "$total") | $(gib "$lb") | $(gib "$arena") |" \
+    "$(ratio "$arena" "$lb") | $optimal | $(python3 -c "print(f'{$end - $start:.2f}')") |" \
+    "$(python3 -c "print(f'{$pack:.2f}')") | $(python3 -c "print(f'{$buf:.2f}')") |"
 done

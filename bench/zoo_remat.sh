@@ -15,13 +15,8 @@ trap 'rm -rf "$TMP"' EXIT
 source "$ROOT/bench/common.sh"
 NAMES=${*:-mlp-wide resnet-like unet gpt2-4layer gpt2-small}
 report() {
-  python3 - "$1" <<'PY'
-import json, sys
-f = [g for g in json.load(open(sys.argv[1]))["functions"] if g["name"] == "train_step"][0]
-r = f.get("remat", {})
-print(f["arena_bytes"], f["lower_bound_bytes"],
-      r.get("recompute_cost", 0), r.get("baseline_cost", 1))
-PY
+  report_fields "$1" train_step arena_bytes lower_bound_bytes \
+    remat.recompute_cost=0 remat.baseline_cost=1
 }
 mib() { python3 -c "print(f'{$1 / 2**20:.1f}')"; }
 echo "| model | f | budget MiB | arena MiB | liveness MiB | arena/liveness − 1 | recompute overhead | compile s |"
@@ -32,7 +27,7 @@ for name in $NAMES; do
   "$BIN/memplan-opt" --memplan-pipeline="report=$TMP/r.json" "$TMP/m.mlir" -o /dev/null
   read -r p0 _ _ _ <<< "$(report "$TMP/r.json")"
   floor=$( ("$BIN/memplan-opt" --memplan-pipeline="budget=1" "$TMP/m.mlir" -o /dev/null 2>&1 || true) |
-    sed -nE "s/.*the smallest budget memplan can reach is ([0-9]+) bytes.*/\\1/p" | head -1)
+    sed -nE "s/.*the smallest budget .* reaches is ([0-9]+) bytes.*/\\1/p" | head -1)
   echo "| $name | (P0, F) | – | $(mib "$p0") | – | – | – | – |"
   for f in 0.9 0.8 0.5 0.33 0.25; do
     b=$(python3 -c "print(int($floor + $f * ($p0 - $floor)))")

@@ -210,11 +210,11 @@ def VerifyPlanPass : Pass<"memplan-verify-plan"> {
   let description = [{
     Recomputes the lifetimes of every function from the IR and checks its
     plan: at most one `memplan.arena` per function and memory space, every
-    `memplan.view` takes one of them (in its own memory space: the view's
-    verifier checks that), lies inside it, has an offset that is a multiple of its
-    placement's alignment, no two views whose lifetimes overlap share a
-    byte, and, when the function carries `memplan.budget`, the arena is no
-    larger than the budget. Functions marked `memplan.unplanned` are
+    `memplan.view` takes one of them, is not returned, lies inside it, no two
+    views whose lifetimes overlap share a byte, and, when the function
+    carries `memplan.budget`, the arena is no larger than the budget. (A
+    view's memory space and the alignment of its offset are checked by the
+    view's own verifier, before any pass runs.) Functions marked `memplan.unplanned` are
     skipped. Changes nothing.
 
     A function the lifetime analysis rejects is left as it is, with the
@@ -227,6 +227,7 @@ def VerifyPlanPass : Pass<"memplan-verify-plan"> {
     - `second memplan.arena in the same memory space; memplan plans one per
       function and memory space` (with a note at the first one)
     - `view does not take one of its function's memplan.arenas`
+    - `view escapes its function: a buffer in the arena is returned`
     - `view [a, b) ends past its arena of N bytes`
     - `buffers overlap in time and share bytes` on the later view, with a note
       `clashes with this buffer` on the other
