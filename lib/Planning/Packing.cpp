@@ -329,11 +329,48 @@ struct Segment {
   int64_t peakStep = 0; // the first step where the live bytes reach it
 };
 
-/// Places `order` one by one, each at the best-fitting gap among the
-/// time-overlapping items already placed (the smallest gap that fits, lowest
-/// offset on ties), or on top of them. Returns the arena, or nullopt when it
-/// runs past `budget` (charged one unit per item and per time-overlapping
-/// item it looks at) or past `cutoff`.
+/// The best-fitting offset for item `id` among the time-overlapping items
+/// marked `placed`: the smallest gap that fits (lowest offset on ties), or on
+/// top of them. `busy` is scratch space. Charges `budget` (when given) one
+/// unit, five per time-overlapping item looked at (a visit reads three
+/// arrays at scattered indices) and half of k log k for sorting the k busy
+/// ranges: weighted so that a unit here takes about as long as a unit of the
+/// canonical search (measured: docs/Packing.md).
+uint64_t bestFitOffset(const Segment &seg, const IntervalTree &tree,
+                       uint32_t id, ArrayRef<uint64_t> offsets,
+                       ArrayRef<uint8_t> placed,
+                       std::vector<std::pair<uint64_t, uint64_t>> &busy,
+                       const Budget *budget) {
+  const PackItem &item = seg.items[id];
+  busy.clear();
+  uint64_t visited = 0;
+  tree.forEachOverlap(item.live, [&](uint32_t other) {
+    ++visited;
+    if (placed[other])
+      busy.push_back({offsets[other], offsets[other] + seg.items[other].size});
+  });
+  if (budget)
+    budget->charge(1 + 5 * visited +
+                   busy.size() * llvm::Log2_64_Ceil(busy.size() + 1) / 2);
+  llvm::sort(busy);
+  uint64_t cursor = 0, bestOffset = UINT64_MAX, bestGap = UINT64_MAX;
+  for (auto [lo, hi] : busy) {
+    if (lo > cursor) {
+      uint64_t at = alignUp(cursor, item.alignment);
+      if (at + item.size <= lo && lo - cursor < bestGap) {
+        bestGap = lo - cursor;
+        bestOffset = at;
+      }
+    }
+    cursor = std::max(cursor, hi);
+  }
+  return bestOffset == UINT64_MAX ? alignUp(cursor, item.alignment)
+                                  : bestOffset;
+}
+
+/// Places `order` one by one, each at its best-fitting offset
+/// (bestFitOffset) among the items of `order` placed before it. Returns the
+/// arena, or nullopt when it runs past `budget` or past `cutoff`.
 std::optional<uint64_t> placeInOrder(const Segment &seg,
                                      const IntervalTree &tree,
                                      ArrayRef<uint32_t> order,
@@ -349,38 +386,10 @@ std::optional<uint64_t> placeInOrder(const Segment &seg,
     if (budget &&
         (budget->overWork() || ((++count & 255) == 0 && budget->overTime())))
       return std::nullopt;
-    const PackItem &item = seg.items[id];
-    busy.clear();
-    uint64_t visited = 0;
-    tree.forEachOverlap(item.live, [&](uint32_t other) {
-      ++visited;
-      if (placed[other])
-        busy.push_back(
-            {offsets[other], offsets[other] + seg.items[other].size});
-    });
-    // A visit reads three arrays at scattered indices, and the k busy ranges
-    // are sorted: weighted so that a unit here takes about as long as a unit
-    // of the canonical search (measured: docs/Packing.md).
-    if (budget)
-      budget->charge(1 + 5 * visited +
-                     busy.size() * llvm::Log2_64_Ceil(busy.size() + 1) / 2);
-    llvm::sort(busy);
-    uint64_t cursor = 0, bestOffset = UINT64_MAX, bestGap = UINT64_MAX;
-    for (auto [lo, hi] : busy) {
-      if (lo > cursor) {
-        uint64_t at = alignUp(cursor, item.alignment);
-        if (at + item.size <= lo && lo - cursor < bestGap) {
-          bestGap = lo - cursor;
-          bestOffset = at;
-        }
-      }
-      cursor = std::max(cursor, hi);
-    }
-    if (bestOffset == UINT64_MAX)
-      bestOffset = alignUp(cursor, item.alignment);
-    offsets[id] = bestOffset;
+    uint64_t at = bestFitOffset(seg, tree, id, offsets, placed, busy, budget);
+    offsets[id] = at;
     placed[id] = 1;
-    arena = std::max(arena, bestOffset + item.size);
+    arena = std::max(arena, at + seg.items[id].size);
     if (arena >= cutoff)
       return std::nullopt;
   }
@@ -1223,6 +1232,144 @@ uint64_t packGreedy(const Segment &seg, std::vector<uint64_t> &offsets,
   return best;
 }
 
+/// Repair moves in a row without a lower arena before the repair stops.
+constexpr unsigned kMaxRepairStall = 2048;
+/// Items one repair move may take out; a deeper band starts over shallow.
+constexpr size_t kMaxRepairItems = 4096;
+/// Band depths a repair move tries of each kind (a multiple of the top
+/// items' size, a share of the arena) before it reaches one hop further in
+/// time, and the most hops it reaches.
+constexpr unsigned kRepairBands = 4;
+constexpr unsigned kRepairHops = 3;
+
+/// Local repair of a packing (Best on segments too large for the canonical
+/// search, docs/Packing.md): a move takes out the items that reach the top of
+/// the arena and every item overlapping one of them in time (and, on deeper
+/// moves, overlapping those: up to kRepairHops hops) whose top lies in a band
+/// below them, and re-places them by best fit (largest first, sizes scaled by
+/// a random factor in [0.5, 1.5)) among the items left in place. A move whose
+/// re-placed items stay within the arena is kept (the other items end below
+/// it, so the arena never grows; an equal arena is a sideways move), any
+/// other is undone. The band deepens after each move that does not lower the
+/// arena and starts over after one that does. Stops at `target`, on
+/// `budget`, or after kMaxRepairStall moves without a lower arena. `arena` is
+/// the packing's arena; returns the new one.
+uint64_t repairTop(const Segment &seg, std::vector<uint64_t> &offsets,
+                   const Budget &budget, uint64_t target, uint64_t seed,
+                   uint64_t arena) {
+  const auto &items = seg.items;
+  IntervalTree tree(items, seg.ids);
+  budget.charge(seg.ids.size());
+  std::vector<uint8_t> placed(items.size(), 0), taken(items.size(), 0);
+  for (uint32_t id : seg.ids)
+    placed[id] = 1;
+  std::vector<uint32_t> tops, moved;
+  std::vector<uint64_t> saved;
+  std::vector<double> key(items.size());
+  std::vector<std::pair<uint64_t, uint64_t>> busy;
+  std::mt19937_64 rng(seed ^ 0x9e3779b97f4a7c15ULL);
+  auto end = [&](uint32_t id) { return offsets[id] + items[id].size; };
+  unsigned depth = 0;
+  for (unsigned stall = 0;
+       arena > target && stall < kMaxRepairStall && !budget.expired();) {
+    tops.clear();
+    uint64_t low = arena, unit = 1;
+    for (uint32_t id : seg.ids)
+      if (end(id) == arena) {
+        tops.push_back(id);
+        low = std::min(low, offsets[id]);
+        unit = std::max(unit, items[id].size);
+      }
+    budget.charge(seg.ids.size());
+    // The band: a few times the top items' size, or a share of the arena
+    // (from 1/1024 to 1/16), in turn.
+    unsigned phase = depth % (2 * kRepairBands);
+    uint64_t band =
+        phase < kRepairBands
+            ? unit * (1 + phase) * (1 + phase)
+            : std::max(unit, arena >> (10 - 2 * (phase - kRepairBands)));
+    uint64_t floor = low > band ? low - band : 0;
+    moved.assign(tops.begin(), tops.end());
+    for (uint32_t id : tops)
+      taken[id] = 1;
+    uint64_t visited = 0;
+    // Hops: the band's items overlapping the tops, then (on deeper moves)
+    // those overlapping the items taken in the hop before.
+    unsigned hops = 1 + (depth / (2 * kRepairBands)) % kRepairHops;
+    size_t from = 0;
+    for (unsigned hop = 0; hop < hops && moved.size() <= kMaxRepairItems;
+         ++hop) {
+      size_t to = moved.size();
+      for (size_t k = from; k < to && moved.size() <= kMaxRepairItems; ++k)
+        tree.forEachOverlap(items[moved[k]].live, [&](uint32_t other) {
+          ++visited;
+          if (!taken[other] && end(other) > floor) {
+            taken[other] = 1;
+            moved.push_back(other);
+          }
+        });
+      if (moved.size() == to)
+        break;
+      from = to;
+    }
+    budget.charge(5 * visited);
+    auto release = [&] {
+      for (uint32_t id : moved)
+        taken[id] = 0;
+    };
+    if (moved.size() > kMaxRepairItems) {
+      release();
+      depth = 0;
+      ++stall;
+      continue;
+    }
+    saved.clear();
+    for (uint32_t id : moved) {
+      saved.push_back(offsets[id]);
+      placed[id] = 0;
+      double noise = 0.5 + static_cast<double>(rng() >> 11) * 0x1p-53;
+      key[id] = static_cast<double>(items[id].size) * noise;
+    }
+    std::vector<uint32_t> order(moved);
+    llvm::stable_sort(order,
+                      [&](uint32_t a, uint32_t b) { return key[a] > key[b]; });
+    bool fits = true;
+    for (uint32_t id : order) {
+      offsets[id] =
+          bestFitOffset(seg, tree, id, offsets, placed, busy, &budget);
+      placed[id] = 1;
+      if (end(id) > arena) {
+        fits = false;
+        break;
+      }
+    }
+    if (!fits) {
+      for (auto [id, offset] : llvm::zip(moved, saved)) {
+        offsets[id] = offset;
+        placed[id] = 1;
+      }
+      release();
+      ++depth;
+      ++stall;
+      continue;
+    }
+    release();
+    uint64_t now = 0;
+    for (uint32_t id : seg.ids)
+      now = std::max(now, end(id));
+    budget.charge(seg.ids.size());
+    if (now < arena) {
+      arena = now;
+      stall = 0;
+      depth = 0;
+    } else {
+      ++depth;
+      ++stall;
+    }
+  }
+  return arena;
+}
+
 /// Segments up to this size are searched exactly by Best too.
 constexpr size_t kMaxSearchItems = 4096;
 
@@ -1298,12 +1445,23 @@ SegmentSearch decideSegment(const Segment &seg, std::vector<uint64_t> &offsets,
   SegmentSearch state;
   bool exact = options.algorithm == PackAlgorithm::Exact;
   bool search = exact || seg.ids.size() <= kMaxSearchItems;
-  state.arena = packGreedy(seg, offsets, budget, target, options.seed, !search);
   uint64_t goal =
       options.capacity ? std::max(target, *options.capacity) : target;
   // Only the lower bound is a proof: a capacity is a goal, not a bound.
   state.provenLow = target;
-  if (!search || state.arena <= goal)
+  if (!search) {
+    // Too large for the search: randomized greedy orders until they stall,
+    // then the repair with the work they left.
+    state.arena = packGreedy(seg, offsets, budget, goal, options.seed,
+                             /*randomize=*/true);
+    if (options.repair && state.arena > goal && !budget.expired())
+      state.arena =
+          repairTop(seg, offsets, budget, goal, options.seed, state.arena);
+    return state;
+  }
+  state.arena = packGreedy(seg, offsets, budget, target, options.seed,
+                           /*randomize=*/false);
+  if (state.arena <= goal)
     return state;
   if (budget.expired())
     return state;

@@ -65,6 +65,13 @@ static cl::opt<std::string> capacityText(
     cl::desc("Decision mode: succeed when everything fits in this many bytes, "
              "exit 1 otherwise"),
     cl::value_desc("bytes"), cl::cat(category));
+static cl::opt<bool> repair(
+    "repair",
+    cl::desc("best: once the random greedy orders stall on a segment too "
+             "large for the exact search, repair the packing around its top "
+             "with the work left (default true; --repair=false shows what it "
+             "buys)"),
+    cl::init(true), cl::cat(category));
 static cl::opt<bool> validate("validate",
                               cl::desc("Re-check the plan before writing it"),
                               cl::cat(category));
@@ -260,6 +267,7 @@ int main(int argc, char **argv) {
   options.algorithm = *algorithm;
   options.workLimit = workLimit;
   options.timeLimitSeconds = timeLimit.getNumOccurrences() ? timeLimit : 0.0;
+  options.repair = repair;
   if (!capacityText.empty()) {
     uint64_t capacity;
     if (StringRef(capacityText).getAsInteger(10, capacity))

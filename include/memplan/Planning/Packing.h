@@ -77,6 +77,11 @@ struct PackOptions {
   std::optional<uint64_t> capacity;
   /// Seed of the randomized improvement (Best).
   uint64_t seed = 1;
+  /// Best, on segments too large for the canonical search: once the random
+  /// greedy orders stall, repair the packing around its top with the work
+  /// they left (docs/Packing.md). A switch so that tests and benchmarks can
+  /// show what it buys.
+  bool repair = true;
 };
 
 struct PackResult {
