@@ -1586,13 +1586,20 @@ static PackResult packOnThisStack(ArrayRef<PackItem> items,
     probeSegment(segments[k], states[k], result.offsets,
                  budget.share(1.0 / static_cast<double>(open.size() - done)));
   }
+  result.provenLowerBound = result.lowerBound;
   for (const SegmentSearch &state : states) {
     bool segmentProven = state.provenLow >= state.arena;
     if (state.arena > target && !segmentProven)
       provenOptimal = false;
     result.arena = std::max(result.arena, state.arena);
+    // The segment needs at least provenLow bytes (at most its arena), and
+    // the arena holds every segment.
+    result.provenLowerBound = std::max(result.provenLowerBound,
+                                       std::min(state.provenLow, state.arena));
   }
   result.optimal = provenOptimal;
+  if (result.optimal)
+    result.provenLowerBound = result.arena;
   return result;
 }
 

@@ -59,6 +59,9 @@ mlir::memplan::writeJsonReport(llvm::StringRef path,
         {"algorithm", f.algorithm},
         {"optimal", f.optimal},
         {"buffers", std::move(buffers)}};
+    if (f.provenLowerBoundBytes > f.lowerBoundBytes)
+      function["proven_lower_bound_bytes"] =
+          static_cast<int64_t>(f.provenLowerBoundBytes);
     if (!f.memorySpace.empty())
       function["memory_space"] = f.memorySpace;
     if (!f.unplannedReason.empty())
@@ -219,6 +222,8 @@ void mlir::memplan::writeExplanation(llvm::raw_ostream &os,
       os << llvm::formatv(", fragmentation {0:F2}%",
                           100.0 * (f.arenaBytes - f.lowerBoundBytes) /
                               f.arenaBytes);
+    if (!f.optimal && f.provenLowerBoundBytes > f.lowerBoundBytes)
+      os << ", proven: no arena below " << formatBytes(f.provenLowerBoundBytes);
     os << (f.optimal ? ", proven minimal" : "") << "\n";
     std::vector<const ReportBuffer *> atPeak;
     for (const ReportBuffer &b : f.buffers)

@@ -312,6 +312,7 @@ LogicalResult PackArenaPass::packSpace(FunctionOpInterface func,
   report.algorithm = stringifyPackAlgorithm(algo).str();
   report.arenaBytes = result.arena;
   report.lowerBoundBytes = result.lowerBound;
+  report.provenLowerBoundBytes = result.provenLowerBound;
   report.optimal = result.optimal;
   report.remat = readRemat(func);
 

@@ -257,11 +257,37 @@ TEST(PackingTest, SearchMatchesBruteForceOptimum) {
           << "instance " << iter;
       ASSERT_TRUE(r.optimal) << "instance " << iter;
       ASSERT_EQ(r.arena, optimum) << "instance " << iter;
+      ASSERT_EQ(r.provenLowerBound, optimum) << "instance " << iter;
     }
     nonTrivial += optimum > packLowerBound(items);
   }
   // The suite must include instances where the optimum is above the bound.
   EXPECT_GT(nonTrivial, 50);
+}
+
+TEST(PackingTest, ProvenLowerBoundIsSound) {
+  // With little work the search stops before proving the optimum, but every
+  // cap it exhausted raises the proven bound: never above the optimum
+  // (exhaustive search), never below the lower bound, never above the arena.
+  std::mt19937_64 rng(5);
+  int raised = 0;
+  for (int iter = 0; iter < 3000; ++iter) {
+    std::vector<PackItem> items = randomInstance(rng, 7, 6, 6, 2);
+    uint64_t optimum = bruteForceOptimum(items);
+    PackOptions options;
+    options.algorithm = PackAlgorithm::Exact;
+    options.workLimit = 1 + iter % 400;
+    PackResult r = pack(items, options);
+    ASSERT_LE(r.lowerBound, r.provenLowerBound) << "instance " << iter;
+    ASSERT_LE(r.provenLowerBound, optimum) << "instance " << iter;
+    ASSERT_LE(r.provenLowerBound, r.arena) << "instance " << iter;
+    if (r.optimal)
+      ASSERT_EQ(r.provenLowerBound, r.arena) << "instance " << iter;
+    raised += !r.optimal && r.provenLowerBound > r.lowerBound;
+  }
+  // Some searches must have been cut short after exhausting a cap (23 of
+  // these 3000).
+  EXPECT_GT(raised, 10);
 }
 
 TEST(PackingTest, DecisionSearchIsCompleteAndSound) {

@@ -97,6 +97,11 @@ struct PackResult {
   /// Decision mode: the capacity was proven too small (exact search
   /// exhausted without a fit).
   bool provenInfeasible = false;
+  /// No arena below this exists: the lower bound, raised where Best or
+  /// Exact exhausted a search below the arena (every cap it exhausted plus
+  /// one); the arena itself when `optimal`. lowerBound <= it <= arena: the
+  /// proven gap is arena / provenLowerBound.
+  uint64_t provenLowerBound = 0;
   /// The work units Best and Exact spent (0 for the greedy algorithms).
   uint64_t work = 0;
 };

@@ -58,6 +58,9 @@ struct ReportFunction {
   std::string name;
   uint64_t arenaBytes = 0;
   uint64_t lowerBoundBytes = 0;
+  /// No smaller arena exists (PackResult::provenLowerBound); written to the
+  /// JSON only when above lowerBoundBytes.
+  uint64_t provenLowerBoundBytes = 0;
   uint64_t alignment = 1;
   std::string algorithm;
   bool optimal = false;
