@@ -22,10 +22,10 @@ inline void replaceArena(ArenaOp arena, Value buffer) {
   for (Operation *user : llvm::make_early_inc_range(arena->getUsers())) {
     auto view = cast<ViewOp>(user);
     b.setInsertionPoint(view);
-    Value offset = b.create<arith::ConstantIndexOp>(
-        view.getLoc(), view.getPlacement().getOffset());
-    auto replacement = b.create<memref::ViewOp>(view.getLoc(), view.getType(),
-                                                buffer, offset, ValueRange());
+    Value offset = arith::ConstantIndexOp::create(
+        b, view.getLoc(), view.getPlacement().getOffset());
+    auto replacement = memref::ViewOp::create(b, view.getLoc(), view.getType(),
+                                              buffer, offset, ValueRange());
     view.getResult().replaceAllUsesWith(replacement.getResult());
     view.erase();
   }

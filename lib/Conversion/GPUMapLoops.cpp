@@ -63,7 +63,7 @@ void parallelToFor(scf::ParallelOp loop) {
   SmallVector<Value> ivs;
   for (auto [lb, ub, step] :
        llvm::zip(loop.getLowerBound(), loop.getUpperBound(), loop.getStep())) {
-    auto f = b.create<scf::ForOp>(loc, lb, ub, step);
+    auto f = scf::ForOp::create(b, loc, lb, ub, step);
     ivs.push_back(f.getInductionVar());
     b.setInsertionPoint(f.getBody()->getTerminator());
   }
@@ -161,10 +161,10 @@ struct GPUMapLoopsPass
       if (!hasParallelLoop(op)) {
         // One thread: a one-iteration parallel loop around the op.
         Location loc = op.getLoc();
-        Value zero = rewriter.create<arith::ConstantIndexOp>(loc, 0);
-        Value one = rewriter.create<arith::ConstantIndexOp>(loc, 1);
-        auto single = rewriter.create<scf::ParallelOp>(
-            loc, ValueRange{zero}, ValueRange{one}, ValueRange{one});
+        Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
+        Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
+        auto single = scf::ParallelOp::create(rewriter, loc, ValueRange{zero},
+                                              ValueRange{one}, ValueRange{one});
         op->moveBefore(single.getBody()->getTerminator());
         rewriter.setInsertionPoint(op);
       }
@@ -266,23 +266,24 @@ struct GPUMapLoopsPass
     OpBuilder b(loop);
     Location loc = loop.getLoc();
     auto idx = [&](int64_t v) -> Value {
-      return b.create<arith::ConstantIndexOp>(loc, v);
+      return arith::ConstantIndexOp::create(b, loc, v);
     };
     Value zero = idx(0), one = idx(1);
-    auto grid = b.create<scf::ParallelOp>(
-        loc, ValueRange{zero}, ValueRange{idx(blocks)}, ValueRange{one});
+    auto grid = scf::ParallelOp::create(
+        b, loc, ValueRange{zero}, ValueRange{idx(blocks)}, ValueRange{one});
     b.setInsertionPoint(grid.getBody()->getTerminator());
-    auto block = b.create<scf::ParallelOp>(
-        loc, ValueRange{idx(0)}, ValueRange{idx(threads)}, ValueRange{idx(1)});
+    auto block =
+        scf::ParallelOp::create(b, loc, ValueRange{idx(0)},
+                                ValueRange{idx(threads)}, ValueRange{idx(1)});
     b.setInsertionPoint(block.getBody()->getTerminator());
-    Value linear = b.create<arith::AddIOp>(
-        loc,
-        b.create<arith::MulIOp>(loc, grid.getInductionVars()[0], idx(threads)),
+    Value linear = arith::AddIOp::create(
+        b, loc,
+        arith::MulIOp::create(b, loc, grid.getInductionVars()[0], idx(threads)),
         block.getInductionVars()[0]);
     if (total % uint64_t(threads) != 0) {
-      Value inside = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult,
-                                             linear, idx(int64_t(total)));
-      auto guard = b.create<scf::IfOp>(loc, inside, /*withElse=*/false);
+      Value inside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                           linear, idx(int64_t(total)));
+      auto guard = scf::IfOp::create(b, loc, inside, /*withElse=*/false);
       b.setInsertionPoint(guard.thenBlock()->getTerminator());
     }
     // Row-major digits: the last dimension varies fastest.
@@ -291,14 +292,14 @@ struct GPUMapLoopsPass
     for (int d = int(trips.size()) - 1; d >= 0; --d) {
       Value digit = rest;
       if (d > 0) {
-        digit = b.create<arith::RemUIOp>(loc, rest, idx(trips[d]));
-        rest = b.create<arith::DivUIOp>(loc, rest, idx(trips[d]));
+        digit = arith::RemUIOp::create(b, loc, rest, idx(trips[d]));
+        rest = arith::DivUIOp::create(b, loc, rest, idx(trips[d]));
       }
       Value iv = digit;
       if (steps[d] != 1)
-        iv = b.create<arith::MulIOp>(loc, iv, idx(steps[d]));
+        iv = arith::MulIOp::create(b, loc, iv, idx(steps[d]));
       if (lbs[d] != 0)
-        iv = b.create<arith::AddIOp>(loc, iv, idx(lbs[d]));
+        iv = arith::AddIOp::create(b, loc, iv, idx(lbs[d]));
       ivs[d] = iv;
     }
     IRMapping map;

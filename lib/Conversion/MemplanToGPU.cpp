@@ -81,8 +81,8 @@ struct ConvertMemplanToGPUPass
     MLIRContext *ctx = module.getContext();
     auto result =
         MemRefType::get({ShapedType::kDynamic}, IntegerType::get(ctx, 8));
-    auto decl = b.create<func::FuncOp>(module.getLoc(), name,
-                                       b.getFunctionType(args, {result}));
+    auto decl = func::FuncOp::create(b, module.getLoc(), name,
+                                     b.getFunctionType(args, {result}));
     decl.setPrivate();
     decl->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
                   UnitAttr::get(ctx));
@@ -95,13 +95,13 @@ struct ConvertMemplanToGPUPass
     ModuleOp module = getOperation();
     OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
     auto ptr = LLVM::LLVMPointerType::get(module.getContext());
-    auto global = b.create<LLVM::GlobalOp>(
-        module.getLoc(), ptr,
+    auto global = LLVM::GlobalOp::create(
+        b, module.getLoc(), ptr,
         /*isConstant=*/false, LLVM::Linkage::Internal, name, Attribute());
     Block *init = b.createBlock(&global.getInitializerRegion());
     b.setInsertionPointToStart(init);
-    Value zero = b.create<LLVM::ZeroOp>(module.getLoc(), ptr);
-    b.create<LLVM::ReturnOp>(module.getLoc(), zero);
+    Value zero = LLVM::ZeroOp::create(b, module.getLoc(), ptr);
+    LLVM::ReturnOp::create(b, module.getLoc(), zero);
     symbols.insert(global); // renames on a clash
     return global;
   }
@@ -184,20 +184,20 @@ struct ConvertMemplanToGPUPass
           newSlot(symbols, ("__memplan_arena." + func.getSymName()).str());
       Location loc = arena.getLoc();
       b.setInsertionPoint(arena);
-      Value address = b.create<LLVM::AddressOfOp>(loc, slot);
-      Value bytes = b.create<arith::ConstantOp>(
-          loc, i64, b.getI64IntegerAttr(arena.getSizeInBytes()));
+      Value address = LLVM::AddressOfOp::create(b, loc, slot);
+      Value bytes = arith::ConstantOp::create(
+          b, loc, i64, b.getI64IntegerAttr(arena.getSizeInBytes()));
       Value device =
-          b.create<func::CallOp>(loc, acquire, ValueRange{address, bytes})
+          func::CallOp::create(b, loc, acquire, ValueRange{address, bytes})
               .getResult(0);
       replaceArena(arena,
-                   b.create<memref::CastOp>(loc, arena.getType(), device));
+                   memref::CastOp::create(b, loc, arena.getType(), device));
     }
 
     for (memref::AllocOp alloc : allocs) {
       b.setInsertionPoint(alloc);
-      auto device = b.create<gpu::AllocOp>(
-          alloc.getLoc(), alloc.getType(), /*asyncToken=*/Type(),
+      auto device = gpu::AllocOp::create(
+          b, alloc.getLoc(), alloc.getType(), /*asyncToken=*/Type(),
           /*asyncDependencies=*/ValueRange(), alloc.getDynamicSizes(),
           alloc.getSymbolOperands(), /*hostShared=*/false);
       alloc.getResult().replaceAllUsesWith(device.getMemref());
@@ -205,8 +205,8 @@ struct ConvertMemplanToGPUPass
     }
     for (memref::DeallocOp dealloc : deallocs) {
       b.setInsertionPoint(dealloc);
-      b.create<gpu::DeallocOp>(dealloc.getLoc(), /*asyncToken=*/Type(),
-                               ValueRange(), dealloc.getMemref());
+      gpu::DeallocOp::create(b, dealloc.getLoc(), /*asyncToken=*/Type(),
+                             ValueRange(), dealloc.getMemref());
       dealloc.erase();
     }
 
@@ -219,19 +219,19 @@ struct ConvertMemplanToGPUPass
           runtimeDecl(symbols, kConstantAcquire, {ptrType, i64, i64});
       Location loc = get.getLoc();
       b.setInsertionPointAfter(get);
-      Value address = b.create<LLVM::AddressOfOp>(loc, slot);
-      Value host = b.create<memref::ExtractAlignedPointerAsIndexOp>(
-          loc, get.getResult());
-      Value host64 = b.create<arith::IndexCastOp>(loc, i64, host);
-      Value bytes = b.create<arith::ConstantOp>(
-          loc, i64,
+      Value address = LLVM::AddressOfOp::create(b, loc, slot);
+      Value host = memref::ExtractAlignedPointerAsIndexOp::create(
+          b, loc, get.getResult());
+      Value host64 = arith::IndexCastOp::create(b, loc, i64, host);
+      Value bytes = arith::ConstantOp::create(
+          b, loc, i64,
           b.getI64IntegerAttr(int64_t(*staticBytes(get, get.getType()))));
-      Value device = b.create<func::CallOp>(loc, acquire,
-                                            ValueRange{address, host64, bytes})
+      Value device = func::CallOp::create(b, loc, acquire,
+                                          ValueRange{address, host64, bytes})
                          .getResult(0);
-      Value zero = b.create<arith::ConstantIndexOp>(loc, 0);
-      auto view = b.create<memref::ViewOp>(loc, get.getType(), device, zero,
-                                           ValueRange());
+      Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+      auto view = memref::ViewOp::create(b, loc, get.getType(), device, zero,
+                                         ValueRange());
       get.getResult().replaceAllUsesExcept(view.getResult(),
                                            host.getDefiningOp());
     }

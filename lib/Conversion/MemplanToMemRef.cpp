@@ -42,15 +42,15 @@ struct ConvertMemplanToMemRefPass
       return arena.emitError(
           "memplan.arena must be in the entry block of a function body");
     OpBuilder builder(arena);
-    auto alloc = builder.create<memref::AllocOp>(
-        arena.getLoc(), arena.getType(),
+    auto alloc = memref::AllocOp::create(
+        builder, arena.getLoc(), arena.getType(),
         builder.getI64IntegerAttr(arena.getAlignment()));
     // Freed at every exit of the function.
     for (Block &block : func.getFunctionBody()) {
       if (block.empty() || !block.back().hasTrait<OpTrait::ReturnLike>())
         continue;
       builder.setInsertionPoint(&block.back());
-      builder.create<memref::DeallocOp>(arena.getLoc(), alloc);
+      memref::DeallocOp::create(builder, arena.getLoc(), alloc);
     }
     replaceArena(arena, alloc.getResult());
     return success();

@@ -58,8 +58,8 @@ public:
       sizes.push_back(b.getIndexAttr(d));
       strides.push_back(b.getIndexAttr(1));
     }
-    return b.create<tensor::InsertSliceOp>(loc, x, out, offsets, sizes,
-                                           strides);
+    return tensor::InsertSliceOp::create(b, loc, x, out, offsets, sizes,
+                                         strides);
   }
 
   Value slice(Value x, ArrayRef<int64_t> offsets, ArrayRef<int64_t> sizes) {
@@ -70,7 +70,7 @@ public:
       st.push_back(b.getIndexAttr(1));
     }
     auto type = RankedTensorType::get(sizes, e.ft);
-    return b.create<tensor::ExtractSliceOp>(loc, type, x, o, s, st);
+    return tensor::ExtractSliceOp::create(b, loc, type, x, o, s, st);
   }
 
   Value conv(Value x, Value w, Value bias, ConvCache &cache) {
@@ -79,14 +79,14 @@ public:
     cache = {pad(x, (k - 1) / 2), w, k, SmallVector<int64_t>(xs)};
     Value init = e.full({xs[0], xs[1], xs[2], ws[3]}, 0.0);
     auto ones = b.getI64TensorAttr({1, 1});
-    Value y = b.create<linalg::Conv2DNhwcHwcfOp>(loc, TypeRange{init.getType()},
-                                                 ValueRange{cache.xp, w},
-                                                 ValueRange{init}, ones, ones)
+    Value y = linalg::Conv2DNhwcHwcfOp::create(
+                  b, loc, TypeRange{init.getType()}, ValueRange{cache.xp, w},
+                  ValueRange{init}, ones, ones)
                   .getResult(0);
     return e.generic({y, bias}, {e.idMap(4), e.dimsMap(4, {3})},
                      Emitter::shapeOf(y), e.idMap(4), e.iters(4, 4),
                      [](OpBuilder &nb, Location nl, ValueRange a) -> Value {
-                       return nb.create<arith::AddFOp>(nl, a[0], a[1]);
+                       return arith::AddFOp::create(nb, nl, a[0], a[1]);
                      });
   }
 
@@ -95,8 +95,8 @@ public:
     ArrayRef<int64_t> ws = Emitter::shapeOf(c.w);
     ArrayRef<int64_t> ys = Emitter::shapeOf(dy);
     auto fma = [](OpBuilder &nb, Location nl, ValueRange a) -> Value {
-      Value p = nb.create<arith::MulFOp>(nl, a[0], a[1]);
-      return nb.create<arith::AddFOp>(nl, a[2], p);
+      Value p = arith::MulFOp::create(nb, nl, a[0], a[1]);
+      return arith::AddFOp::create(nb, nl, a[2], p);
     };
     MLIRContext *ctx = b.getContext();
     auto d = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
@@ -111,7 +111,7 @@ public:
         {dy}, {e.dimsMap(4, {1, 2, 3, 0})}, {ys[3]}, e.dimsMap(4, {0}),
         e.iters(4, 1),
         [](OpBuilder &nb, Location nl, ValueRange a) -> Value {
-          return nb.create<arith::AddFOp>(nl, a[1], a[0]);
+          return arith::AddFOp::create(nb, nl, a[1], a[0]);
         },
         0.0);
     // dXp: loops (n, i, j, c, a, b, f) over the padded input.
@@ -126,8 +126,8 @@ public:
          e.dimsMap(7, {4, 5})},
         ps, e.dimsMap(7, {0, 1, 2, 3}), e.iters(7, 4),
         [](OpBuilder &nb, Location nl, ValueRange a) -> Value {
-          Value p = nb.create<arith::MulFOp>(nl, a[0], a[1]);
-          return nb.create<arith::AddFOp>(nl, a[3], p);
+          Value p = arith::MulFOp::create(nb, nl, a[0], a[1]);
+          return arith::AddFOp::create(nb, nl, a[3], p);
         },
         0.0);
     int64_t p = (k - 1) / 2;
@@ -138,22 +138,22 @@ public:
   /// (as the named pooling ops do).
   Value window(int64_t k) {
     auto type = RankedTensorType::get({k, k}, e.ft);
-    return b.create<arith::ConstantOp>(
-        loc, type, DenseElementsAttr::get(type, b.getFloatAttr(e.ft, 0.0)));
+    return arith::ConstantOp::create(
+        b, loc, type, DenseElementsAttr::get(type, b.getFloatAttr(e.ft, 0.0)));
   }
 
   Value relu(Value x) {
     return e.map({x}, [&](OpBuilder &nb, Location nl, ValueRange a) {
-      return nb.create<arith::MaximumFOp>(nl, a[0], e.cst(nb, 0.0));
+      return arith::MaximumFOp::create(nb, nl, a[0], e.cst(nb, 0.0));
     });
   }
   /// dX = dY where the relu's output y is positive.
   Value reluGrad(Value dy, Value y) {
     return e.map(
         {dy, y}, [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
-          Value pos = nb.create<arith::CmpFOp>(nl, arith::CmpFPredicate::OGT,
-                                               a[1], e.cst(nb, 0.0));
-          return nb.create<arith::SelectOp>(nl, pos, a[0], e.cst(nb, 0.0));
+          Value pos = arith::CmpFOp::create(nb, nl, arith::CmpFPredicate::OGT,
+                                            a[1], e.cst(nb, 0.0));
+          return arith::SelectOp::create(nb, nl, pos, a[0], e.cst(nb, 0.0));
         });
   }
 
@@ -172,8 +172,8 @@ public:
         {s[0], s[1] / 2, s[2] / 2, s[3]}, e.dimsMap(6, {0, 1, 2, 3}),
         e.iters(6, 4),
         [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
-          Value q = nb.create<arith::MulFOp>(nl, a[0], e.cst(nb, scale));
-          return nb.create<arith::AddFOp>(nl, a[2], q);
+          Value q = arith::MulFOp::create(nb, nl, a[0], e.cst(nb, scale));
+          return arith::AddFOp::create(nb, nl, a[2], q);
         },
         0.0);
   }
@@ -188,7 +188,7 @@ public:
                         ctx)},
         outShape, e.idMap(4), e.iters(4, 4),
         [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
-          return nb.create<arith::MulFOp>(nl, a[0], e.cst(nb, scale));
+          return arith::MulFOp::create(nb, nl, a[0], e.cst(nb, scale));
         });
   }
   Value avgPool(Value x) { return windowSum(x, 0.25); }
@@ -214,7 +214,7 @@ public:
         sz.push_back(b.getIndexAttr(dsz));
         st.push_back(b.getIndexAttr(1));
       }
-      return b.create<tensor::InsertSliceOp>(loc, part, into, o, sz, st);
+      return tensor::InsertSliceOp::create(b, loc, part, into, o, sz, st);
     };
     return insert(y, insert(x, out, 0), xs[3]);
   }
@@ -321,8 +321,8 @@ public:
         {x}, {e.dimsMap(4, {0, 2, 3, 1})}, {fs[0], fs[3]}, e.dimsMap(4, {0, 1}),
         e.iters(4, 2),
         [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
-          Value q = nb.create<arith::MulFOp>(nl, a[0], e.cst(nb, invHW));
-          return nb.create<arith::AddFOp>(nl, a[1], q);
+          Value q = arith::MulFOp::create(nb, nl, a[0], e.cst(nb, invHW));
+          return arith::AddFOp::create(nb, nl, a[1], q);
         },
         0.0);
     Value logits = e.addRow(e.matmul(pooled, ps[next]), ps[next + 1]);
@@ -337,7 +337,7 @@ public:
     Value dx = e.generic(
         {dpooled}, {e.dimsMap(4, {0, 3})}, fs, e.idMap(4), e.iters(4, 4),
         [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
-          return nb.create<arith::MulFOp>(nl, a[0], e.cst(nb, invHW));
+          return arith::MulFOp::create(nb, nl, a[0], e.cst(nb, invHW));
         });
     // Walk the tape backwards. A residual block is [Residual, Conv, Relu,
     // Conv, Relu]: the final relu's gradient flows to the block input twice.
@@ -460,12 +460,12 @@ public:
     double count = double(os[0] * os[1] * os[2] * os[3]);
     Value diff =
         e.map({out, batch[1]}, [](OpBuilder &nb, Location nl, ValueRange a) {
-          return nb.create<arith::SubFOp>(nl, a[0], a[1]);
+          return arith::SubFOp::create(nb, nl, a[0], a[1]);
         });
     Value loss = e.scale(
         e.sumAll(e.map({diff},
                        [](OpBuilder &nb, Location nl, ValueRange a) {
-                         return nb.create<arith::MulFOp>(nl, a[0], a[0]);
+                         return arith::MulFOp::create(nb, nl, a[0], a[0]);
                        })),
         1.0 / count);
     if (!grads)

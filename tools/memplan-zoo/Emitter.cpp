@@ -14,15 +14,15 @@ using namespace zoo;
 Value Emitter::cst(double v) { return cst(b, v); }
 
 Value Emitter::cst(OpBuilder &ib, double v) {
-  return ib.create<arith::ConstantOp>(loc, ft, ib.getFloatAttr(ft, v));
+  return arith::ConstantOp::create(ib, loc, ft, ib.getFloatAttr(ft, v));
 }
 
 Value Emitter::empty(ArrayRef<int64_t> shape) {
-  return b.create<tensor::EmptyOp>(loc, shape, ft);
+  return tensor::EmptyOp::create(b, loc, shape, ft);
 }
 
 Value Emitter::full(ArrayRef<int64_t> shape, double value) {
-  return b.create<linalg::FillOp>(loc, cst(value), empty(shape)).getResult(0);
+  return linalg::FillOp::create(b, loc, cst(value), empty(shape)).getResult(0);
 }
 
 AffineMap Emitter::idMap(unsigned n) const {
@@ -52,10 +52,10 @@ Value Emitter::generic(ArrayRef<Value> ins, ArrayRef<AffineMap> inMaps,
   Value out = init ? full(outShape, *init) : empty(outShape);
   SmallVector<AffineMap> maps(inMaps.begin(), inMaps.end());
   maps.push_back(outMap);
-  auto op = b.create<linalg::GenericOp>(
-      loc, TypeRange{type(outShape)}, ins, ValueRange{out}, maps, iterTypes,
+  auto op = linalg::GenericOp::create(
+      b, loc, TypeRange{type(outShape)}, ins, ValueRange{out}, maps, iterTypes,
       [&](OpBuilder &nb, Location nl, ValueRange args) {
-        nb.create<linalg::YieldOp>(nl, body(nb, nl, args));
+        linalg::YieldOp::create(nb, nl, body(nb, nl, args));
       });
   return op.getResult(0);
 }
@@ -77,8 +77,8 @@ Value Emitter::matmul(Value a, Value bm, bool ta, bool tb) {
   return generic(
       {a, bm}, {am, bmap}, {m, n}, dimsMap(3, {0, 1}), iters(3, 2),
       [](OpBuilder &nb, Location nl, ValueRange args) -> Value {
-        Value p = nb.create<arith::MulFOp>(nl, args[0], args[1]);
-        return nb.create<arith::AddFOp>(nl, args[2], p);
+        Value p = arith::MulFOp::create(nb, nl, args[0], args[1]);
+        return arith::AddFOp::create(nb, nl, args[2], p);
       },
       0.0);
 }
@@ -87,7 +87,7 @@ Value Emitter::addRow(Value x, Value row) {
   ArrayRef<int64_t> shape = shapeOf(x);
   return generic({x, row}, {idMap(2), dimsMap(2, {1})}, shape, idMap(2),
                  iters(2, 2), [](OpBuilder &nb, Location nl, ValueRange args) {
-                   return nb.create<arith::AddFOp>(nl, args[0], args[1]);
+                   return arith::AddFOp::create(nb, nl, args[0], args[1]);
                  });
 }
 
@@ -97,7 +97,7 @@ Value Emitter::sumRows(Value x) {
   return generic(
       {x}, {dimsMap(2, {1, 0})}, {shape[1]}, dimsMap(2, {0}), iters(2, 1),
       [](OpBuilder &nb, Location nl, ValueRange args) -> Value {
-        return nb.create<arith::AddFOp>(nl, args[1], args[0]);
+        return arith::AddFOp::create(nb, nl, args[1], args[0]);
       },
       0.0);
 }
@@ -112,8 +112,8 @@ Value Emitter::reduceLast(Value x, bool max) {
       {x}, {idMap(n)}, shape.drop_back(), dimsMap(n, lead), iters(n, n - 1),
       [max](OpBuilder &nb, Location nl, ValueRange args) -> Value {
         if (max)
-          return nb.create<arith::MaximumFOp>(nl, args[0], args[1]);
-        return nb.create<arith::AddFOp>(nl, args[1], args[0]);
+          return arith::MaximumFOp::create(nb, nl, args[0], args[1]);
+        return arith::AddFOp::create(nb, nl, args[1], args[0]);
       },
       max ? -1e30 : 0.0);
 }
@@ -134,28 +134,28 @@ Value Emitter::sumAll(Value x) {
       {x}, {idMap(n)}, {}, AffineMap::get(n, 0, {}, b.getContext()),
       iters(n, 0),
       [](OpBuilder &nb, Location nl, ValueRange args) -> Value {
-        return nb.create<arith::AddFOp>(nl, args[1], args[0]);
+        return arith::AddFOp::create(nb, nl, args[1], args[0]);
       },
       0.0);
 }
 
 Value Emitter::add(Value x, Value y) {
   return map({x, y}, [](OpBuilder &nb, Location nl, ValueRange args) {
-    return nb.create<arith::AddFOp>(nl, args[0], args[1]);
+    return arith::AddFOp::create(nb, nl, args[0], args[1]);
   });
 }
 
 Value Emitter::scale(Value x, double s) {
   return map({x}, [this, s](OpBuilder &nb, Location nl, ValueRange args) {
-    return nb.create<arith::MulFOp>(nl, args[0], cst(nb, s));
+    return arith::MulFOp::create(nb, nl, args[0], cst(nb, s));
   });
 }
 
 Emitter::SoftmaxParts Emitter::softmaxParts(Value x) {
   Value mx = reduceLast(x, /*max=*/true);
   Value ex = withLast(x, mx, [](OpBuilder &nb, Location nl, ValueRange a) {
-    Value d = nb.create<arith::SubFOp>(nl, a[0], a[1]);
-    return nb.create<math::ExpOp>(nl, d);
+    Value d = arith::SubFOp::create(nb, nl, a[0], a[1]);
+    return math::ExpOp::create(nb, nl, d);
   });
   return {mx, ex, reduceLast(ex, /*max=*/false)};
 }
@@ -167,14 +167,14 @@ Value Emitter::crossEntropy(Value logits, Value oneHot, Value *dlogits) {
   Value picked =
       reduceLast(map({oneHot, logits},
                      [](OpBuilder &nb, Location nl, ValueRange a) {
-                       return nb.create<arith::MulFOp>(nl, a[0], a[1]);
+                       return arith::MulFOp::create(nb, nl, a[0], a[1]);
                      }),
                  false);
   Value rows = map({sm.sum, sm.max, picked},
                    [](OpBuilder &nb, Location nl, ValueRange a) -> Value {
-                     Value lg = nb.create<math::LogOp>(nl, a[0]);
-                     Value t = nb.create<arith::AddFOp>(nl, lg, a[1]);
-                     return nb.create<arith::SubFOp>(nl, t, a[2]);
+                     Value lg = math::LogOp::create(nb, nl, a[0]);
+                     Value t = arith::AddFOp::create(nb, nl, lg, a[1]);
+                     return arith::SubFOp::create(nb, nl, t, a[2]);
                    });
   Value loss = scale(sumAll(rows), 1.0 / n);
   if (dlogits)
@@ -182,19 +182,19 @@ Value Emitter::crossEntropy(Value logits, Value oneHot, Value *dlogits) {
         generic({sm.exp, sm.sum, oneHot}, {idMap(2), dimsMap(2, {0}), idMap(2)},
                 shapeOf(logits), idMap(2), iters(2, 2),
                 [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
-                  Value p = nb.create<arith::DivFOp>(nl, a[0], a[1]);
-                  Value d = nb.create<arith::SubFOp>(nl, p, a[2]);
-                  return nb.create<arith::MulFOp>(nl, d, cst(nb, 1.0 / n));
+                  Value p = arith::DivFOp::create(nb, nl, a[0], a[1]);
+                  Value d = arith::SubFOp::create(nb, nl, p, a[2]);
+                  return arith::MulFOp::create(nb, nl, d, cst(nb, 1.0 / n));
                 });
   return loss;
 }
 
 Value Emitter::addWhereIndexIs(OpBuilder &nb, Location nl, unsigned dim,
                                Value id, Value value, Value acc) {
-  Value index = nb.create<linalg::IndexOp>(nl, dim);
-  Value target = nb.create<arith::IndexCastOp>(nl, nb.getIndexType(), id);
+  Value index = linalg::IndexOp::create(nb, nl, dim);
+  Value target = arith::IndexCastOp::create(nb, nl, nb.getIndexType(), id);
   Value hit =
-      nb.create<arith::CmpIOp>(nl, arith::CmpIPredicate::eq, index, target);
-  Value sum = nb.create<arith::AddFOp>(nl, acc, value);
-  return nb.create<arith::SelectOp>(nl, hit, sum, acc);
+      arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::eq, index, target);
+  Value sum = arith::AddFOp::create(nb, nl, acc, value);
+  return arith::SelectOp::create(nb, nl, hit, sum, acc);
 }

@@ -59,7 +59,7 @@ public:
       zs.push_back(z);
       if (l < k.depth)
         hs.push_back(e.map({z}, [&](OpBuilder &nb, Location nl, ValueRange a) {
-          return nb.create<arith::MaximumFOp>(nl, a[0], e.cst(nb, 0.0));
+          return arith::MaximumFOp::create(nb, nl, a[0], e.cst(nb, 0.0));
         }));
     }
     Value dz;
@@ -75,9 +75,9 @@ public:
       Value dh = e.matmul(dz, ps[2 * l], false, /*tb=*/true);
       dz =
           e.map({dh, zs[l - 1]}, [&](OpBuilder &nb, Location nl, ValueRange a) {
-            Value pos = nb.create<arith::CmpFOp>(nl, arith::CmpFPredicate::OGT,
-                                                 a[1], e.cst(nb, 0.0));
-            return nb.create<arith::SelectOp>(nl, pos, a[0], e.cst(nb, 0.0));
+            Value pos = arith::CmpFOp::create(nb, nl, arith::CmpFPredicate::OGT,
+                                              a[1], e.cst(nb, 0.0));
+            return arith::SelectOp::create(nb, nl, pos, a[0], e.cst(nb, 0.0));
           });
     }
     return loss;

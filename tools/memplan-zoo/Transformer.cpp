@@ -98,13 +98,13 @@ private:
 Value Transformer::toHeads(Emitter &e, Value x) const {
   int64_t hd = k.dModel / k.heads;
   auto type = RankedTensorType::get({k.batch, k.seq, k.heads, hd}, e.ft);
-  return e.b.create<tensor::ExpandShapeOp>(
-      e.loc, type, x, SmallVector<ReassociationIndices>{{0, 1}, {2, 3}});
+  return tensor::ExpandShapeOp::create(
+      e.b, e.loc, type, x, SmallVector<ReassociationIndices>{{0, 1}, {2, 3}});
 }
 
 Value Transformer::fromHeads(Emitter &e, Value x) const {
-  return e.b.create<tensor::CollapseShapeOp>(
-      e.loc, x, SmallVector<ReassociationIndices>{{0, 1}, {2, 3}});
+  return tensor::CollapseShapeOp::create(
+      e.b, e.loc, x, SmallVector<ReassociationIndices>{{0, 1}, {2, 3}});
 }
 
 Value Transformer::layerNorm(Emitter &e, Value x, Value g, Value b,
@@ -112,30 +112,30 @@ Value Transformer::layerNorm(Emitter &e, Value x, Value g, Value b,
   double invD = 1.0 / k.dModel;
   Value mean = e.scale(e.reduceLast(x, false), invD);
   Value xc = e.withLast(x, mean, [](OpBuilder &nb, Location nl, ValueRange a) {
-    return nb.create<arith::SubFOp>(nl, a[0], a[1]);
+    return arith::SubFOp::create(nb, nl, a[0], a[1]);
   });
   Value var = e.scale(
       e.reduceLast(e.map({xc},
                          [](OpBuilder &nb, Location nl, ValueRange a) {
-                           return nb.create<arith::MulFOp>(nl, a[0], a[0]);
+                           return arith::MulFOp::create(nb, nl, a[0], a[0]);
                          }),
                    false),
       invD);
   Value rstd = e.map({var}, [&](OpBuilder &nb, Location nl, ValueRange a) {
-    Value v = nb.create<arith::AddFOp>(nl, a[0], e.cst(nb, 1e-5));
-    return nb.create<math::RsqrtOp>(nl, v);
+    Value v = arith::AddFOp::create(nb, nl, a[0], e.cst(nb, 1e-5));
+    return math::RsqrtOp::create(nb, nl, v);
   });
   Value xhat =
       e.withLast(xc, rstd, [](OpBuilder &nb, Location nl, ValueRange a) {
-        return nb.create<arith::MulFOp>(nl, a[0], a[1]);
+        return arith::MulFOp::create(nb, nl, a[0], a[1]);
       });
   cache = {xhat, rstd, g};
   return e.generic({xhat, g, b},
                    {e.idMap(2), e.dimsMap(2, {1}), e.dimsMap(2, {1})},
                    e.shapeOf(x), e.idMap(2), e.iters(2, 2),
                    [](OpBuilder &nb, Location nl, ValueRange a) -> Value {
-                     Value m = nb.create<arith::MulFOp>(nl, a[0], a[1]);
-                     return nb.create<arith::AddFOp>(nl, m, a[2]);
+                     Value m = arith::MulFOp::create(nb, nl, a[0], a[1]);
+                     return arith::AddFOp::create(nb, nl, m, a[2]);
                    });
 }
 
@@ -143,7 +143,7 @@ Value Transformer::layerNormGrad(Emitter &e, Value dy, const LayerNormCache &c,
                                  Value &dg, Value &db) const {
   double invD = 1.0 / k.dModel;
   auto mul = [](OpBuilder &nb, Location nl, ValueRange a) -> Value {
-    return nb.create<arith::MulFOp>(nl, a[0], a[1]);
+    return arith::MulFOp::create(nb, nl, a[0], a[1]);
   };
   dg = e.sumRows(e.map({dy, c.xhat}, mul));
   db = e.sumRows(dy);
@@ -156,10 +156,10 @@ Value Transformer::layerNormGrad(Emitter &e, Value dy, const LayerNormCache &c,
                    {e.idMap(2), e.idMap(2), row, row, row}, e.shapeOf(dy),
                    e.idMap(2), e.iters(2, 2),
                    [](OpBuilder &nb, Location nl, ValueRange a) -> Value {
-                     Value t = nb.create<arith::SubFOp>(nl, a[0], a[2]);
-                     Value u = nb.create<arith::MulFOp>(nl, a[1], a[3]);
-                     Value v = nb.create<arith::SubFOp>(nl, t, u);
-                     return nb.create<arith::MulFOp>(nl, v, a[4]);
+                     Value t = arith::SubFOp::create(nb, nl, a[0], a[2]);
+                     Value u = arith::MulFOp::create(nb, nl, a[1], a[3]);
+                     Value v = arith::SubFOp::create(nb, nl, t, u);
+                     return arith::MulFOp::create(nb, nl, v, a[4]);
                    });
 }
 
@@ -170,17 +170,17 @@ Value Transformer::emit(Emitter &e, ValueRange batch, ValueRange ps,
   int64_t n = k.batch * k.seq, d = k.dModel;
   double scale = 1.0 / std::sqrt(double(d / k.heads));
   auto mul2 = [](OpBuilder &nb, Location nl, ValueRange a) -> Value {
-    return nb.create<arith::MulFOp>(nl, a[0], a[1]);
+    return arith::MulFOp::create(nb, nl, a[0], a[1]);
   };
   auto fma = [](OpBuilder &nb, Location nl, ValueRange a) -> Value {
-    Value p = nb.create<arith::MulFOp>(nl, a[0], a[1]);
-    return nb.create<arith::AddFOp>(nl, a[2], p);
+    Value p = arith::MulFOp::create(nb, nl, a[0], a[1]);
+    return arith::AddFOp::create(nb, nl, a[2], p);
   };
   Value emb = ps[0], pos = ps[1];
   Value ids = batch[0], targets = batch[1];
   auto collapse2 = [&](Value v) {
-    return b.create<tensor::CollapseShapeOp>(
-        loc, v, SmallVector<ReassociationIndices>{{0, 1}});
+    return tensor::CollapseShapeOp::create(
+        b, loc, v, SmallVector<ReassociationIndices>{{0, 1}});
   };
   Value idsFlat = collapse2(ids), targetsFlat = collapse2(targets);
 
@@ -189,13 +189,13 @@ Value Transformer::emit(Emitter &e, ValueRange batch, ValueRange ps,
       {ids, pos}, {e.dimsMap(3, {0, 1}), e.dimsMap(3, {1, 2})},
       {k.batch, k.seq, d}, e.idMap(3), e.iters(3, 3),
       [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
-        Value row = nb.create<arith::IndexCastOp>(nl, nb.getIndexType(), a[0]);
-        Value col = nb.create<linalg::IndexOp>(nl, 2);
-        Value v = nb.create<tensor::ExtractOp>(nl, emb, ValueRange{row, col});
-        return nb.create<arith::AddFOp>(nl, v, a[1]);
+        Value row = arith::IndexCastOp::create(nb, nl, nb.getIndexType(), a[0]);
+        Value col = linalg::IndexOp::create(nb, nl, 2);
+        Value v = tensor::ExtractOp::create(nb, nl, emb, ValueRange{row, col});
+        return arith::AddFOp::create(nb, nl, v, a[1]);
       });
-  Value x = b.create<tensor::CollapseShapeOp>(
-      loc, x3, SmallVector<ReassociationIndices>{{0, 1}, {2}});
+  Value x = tensor::CollapseShapeOp::create(
+      b, loc, x3, SmallVector<ReassociationIndices>{{0, 1}, {2}});
 
   struct LayerCache {
     LayerNormCache ln1, ln2;
@@ -216,17 +216,17 @@ Value Transformer::emit(Emitter &e, ValueRange batch, ValueRange ps,
         e.iters(5, 4), fma, 0.0);
     Value masked =
         e.map({scores}, [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
-          Value i = nb.create<linalg::IndexOp>(nl, 2);
-          Value j = nb.create<linalg::IndexOp>(nl, 3);
+          Value i = linalg::IndexOp::create(nb, nl, 2);
+          Value j = linalg::IndexOp::create(nb, nl, 3);
           Value future =
-              nb.create<arith::CmpIOp>(nl, arith::CmpIPredicate::ugt, j, i);
-          Value s = nb.create<arith::MulFOp>(nl, a[0], e.cst(nb, scale));
-          return nb.create<arith::SelectOp>(nl, future, e.cst(nb, -1e9), s);
+              arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::ugt, j, i);
+          Value s = arith::MulFOp::create(nb, nl, a[0], e.cst(nb, scale));
+          return arith::SelectOp::create(nb, nl, future, e.cst(nb, -1e9), s);
         });
     Emitter::SoftmaxParts sm = e.softmaxParts(masked);
     c.p = e.withLast(sm.exp, sm.sum,
                      [](OpBuilder &nb, Location nl, ValueRange a) {
-                       return nb.create<arith::DivFOp>(nl, a[0], a[1]);
+                       return arith::DivFOp::create(nb, nl, a[0], a[1]);
                      });
     // O[b, i, h, e] = sum_j P[b, h, i, j] V[b, j, h, e], loops (b, i, h, e, j).
     Value o4 = e.generic(
@@ -239,15 +239,16 @@ Value Transformer::emit(Emitter &e, ValueRange batch, ValueRange ps,
     c.gu = e.map({c.u}, [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
       Value u = a[0];
       Value u3 =
-          nb.create<arith::MulFOp>(nl, u, nb.create<arith::MulFOp>(nl, u, u));
-      Value inner = nb.create<arith::AddFOp>(
-          nl, u, nb.create<arith::MulFOp>(nl, u3, e.cst(nb, 0.044715)));
-      Value t = nb.create<math::TanhOp>(
-          nl, nb.create<arith::MulFOp>(nl, inner,
-                                       e.cst(nb, std::sqrt(2.0 / M_PI))));
-      Value onePlus = nb.create<arith::AddFOp>(nl, t, e.cst(nb, 1.0));
-      return nb.create<arith::MulFOp>(
-          nl, nb.create<arith::MulFOp>(nl, u, onePlus), e.cst(nb, 0.5));
+          arith::MulFOp::create(nb, nl, u, arith::MulFOp::create(nb, nl, u, u));
+      Value inner = arith::AddFOp::create(
+          nb, nl, u, arith::MulFOp::create(nb, nl, u3, e.cst(nb, 0.044715)));
+      Value t = math::TanhOp::create(
+          nb, nl,
+          arith::MulFOp::create(nb, nl, inner,
+                                e.cst(nb, std::sqrt(2.0 / M_PI))));
+      Value onePlus = arith::AddFOp::create(nb, nl, t, e.cst(nb, 1.0));
+      return arith::MulFOp::create(
+          nb, nl, arith::MulFOp::create(nb, nl, u, onePlus), e.cst(nb, 0.5));
     });
     x = e.add(h, e.addRow(e.matmul(c.gu, lp[10]), lp[11]));
     caches.push_back(c);
@@ -267,9 +268,9 @@ Value Transformer::emit(Emitter &e, ValueRange batch, ValueRange ps,
       0.0);
   Value rows = e.map({sm.sum, sm.max, picked},
                      [](OpBuilder &nb, Location nl, ValueRange a) -> Value {
-                       Value lg = nb.create<math::LogOp>(nl, a[0]);
-                       Value t = nb.create<arith::AddFOp>(nl, lg, a[1]);
-                       return nb.create<arith::SubFOp>(nl, t, a[2]);
+                       Value lg = math::LogOp::create(nb, nl, a[0]);
+                       Value t = arith::AddFOp::create(nb, nl, lg, a[1]);
+                       return arith::SubFOp::create(nb, nl, t, a[2]);
                      });
   Value loss = e.scale(e.sumAll(rows), 1.0 / n);
   if (!grads)
@@ -282,15 +283,15 @@ Value Transformer::emit(Emitter &e, ValueRange batch, ValueRange ps,
       {e.idMap(2), e.dimsMap(2, {0}), e.dimsMap(2, {0})}, e.shapeOf(logits),
       e.idMap(2), e.iters(2, 2),
       [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
-        Value p = nb.create<arith::DivFOp>(nl, a[0], a[1]);
-        Value v = nb.create<linalg::IndexOp>(nl, 1);
-        Value t = nb.create<arith::IndexCastOp>(nl, nb.getIndexType(), a[2]);
+        Value p = arith::DivFOp::create(nb, nl, a[0], a[1]);
+        Value v = linalg::IndexOp::create(nb, nl, 1);
+        Value t = arith::IndexCastOp::create(nb, nl, nb.getIndexType(), a[2]);
         Value hit =
-            nb.create<arith::CmpIOp>(nl, arith::CmpIPredicate::eq, v, t);
-        Value one =
-            nb.create<arith::SelectOp>(nl, hit, e.cst(nb, 1.0), e.cst(nb, 0.0));
-        Value diff = nb.create<arith::SubFOp>(nl, p, one);
-        return nb.create<arith::MulFOp>(nl, diff, e.cst(nb, invN));
+            arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::eq, v, t);
+        Value one = arith::SelectOp::create(nb, nl, hit, e.cst(nb, 1.0),
+                                            e.cst(nb, 0.0));
+        Value diff = arith::SubFOp::create(nb, nl, p, one);
+        return arith::MulFOp::create(nb, nl, diff, e.cst(nb, invN));
       });
   (*grads)[tail + 2] = e.matmul(zf, dlogits, true);
   Value dx = layerNormGrad(e, e.matmul(dlogits, ps[tail + 2], false, true), lnf,
@@ -306,29 +307,30 @@ Value Transformer::emit(Emitter &e, ValueRange batch, ValueRange ps,
     Value du = e.map(
         {dgu, c.u}, [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
           Value u = a[1];
-          Value u2 = nb.create<arith::MulFOp>(nl, u, u);
-          Value inner = nb.create<arith::AddFOp>(
-              nl, u,
-              nb.create<arith::MulFOp>(nl, nb.create<arith::MulFOp>(nl, u2, u),
-                                       e.cst(nb, 0.044715)));
+          Value u2 = arith::MulFOp::create(nb, nl, u, u);
+          Value inner = arith::AddFOp::create(
+              nb, nl, u,
+              arith::MulFOp::create(nb, nl,
+                                    arith::MulFOp::create(nb, nl, u2, u),
+                                    e.cst(nb, 0.044715)));
           double c0 = std::sqrt(2.0 / M_PI);
-          Value t = nb.create<math::TanhOp>(
-              nl, nb.create<arith::MulFOp>(nl, inner, e.cst(nb, c0)));
-          Value half1 = nb.create<arith::MulFOp>(
-              nl, nb.create<arith::AddFOp>(nl, t, e.cst(nb, 1.0)),
+          Value t = math::TanhOp::create(
+              nb, nl, arith::MulFOp::create(nb, nl, inner, e.cst(nb, c0)));
+          Value half1 = arith::MulFOp::create(
+              nb, nl, arith::AddFOp::create(nb, nl, t, e.cst(nb, 1.0)),
               e.cst(nb, 0.5));
-          Value sech2 = nb.create<arith::SubFOp>(
-              nl, e.cst(nb, 1.0), nb.create<arith::MulFOp>(nl, t, t));
-          Value dInner = nb.create<arith::AddFOp>(
-              nl, e.cst(nb, 1.0),
-              nb.create<arith::MulFOp>(nl, u2, e.cst(nb, 3 * 0.044715)));
-          Value half2 = nb.create<arith::MulFOp>(
-              nl,
-              nb.create<arith::MulFOp>(
-                  nl, nb.create<arith::MulFOp>(nl, u, sech2), dInner),
+          Value sech2 = arith::SubFOp::create(
+              nb, nl, e.cst(nb, 1.0), arith::MulFOp::create(nb, nl, t, t));
+          Value dInner = arith::AddFOp::create(
+              nb, nl, e.cst(nb, 1.0),
+              arith::MulFOp::create(nb, nl, u2, e.cst(nb, 3 * 0.044715)));
+          Value half2 = arith::MulFOp::create(
+              nb, nl,
+              arith::MulFOp::create(
+                  nb, nl, arith::MulFOp::create(nb, nl, u, sech2), dInner),
               e.cst(nb, 0.5 * c0));
-          return nb.create<arith::MulFOp>(
-              nl, a[0], nb.create<arith::AddFOp>(nl, half1, half2));
+          return arith::MulFOp::create(
+              nb, nl, a[0], arith::AddFOp::create(nb, nl, half1, half2));
         });
     lg[8] = e.matmul(c.z2, du, true);
     lg[9] = e.sumRows(du);
@@ -352,9 +354,9 @@ Value Transformer::emit(Emitter &e, ValueRange batch, ValueRange ps,
         {c.p, dp, rs}, {e.idMap(4), e.idMap(4), e.dimsMap(4, {0, 1, 2})},
         e.shapeOf(c.p), e.idMap(4), e.iters(4, 4),
         [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
-          Value t = nb.create<arith::SubFOp>(nl, a[1], a[2]);
-          Value u = nb.create<arith::MulFOp>(nl, a[0], t);
-          return nb.create<arith::MulFOp>(nl, u, e.cst(nb, scale));
+          Value t = arith::SubFOp::create(nb, nl, a[1], a[2]);
+          Value u = arith::MulFOp::create(nb, nl, a[0], t);
+          return arith::MulFOp::create(nb, nl, u, e.cst(nb, scale));
         });
     // dQ[b, i, h, e] = sum_j dS[b, h, i, j] K[b, j, h, e], loops (b, i, h, e,
     // j)
@@ -377,14 +379,14 @@ Value Transformer::emit(Emitter &e, ValueRange batch, ValueRange ps,
     dx = e.add(dh, layerNormGrad(e, dz1, c.ln1, lg[0], lg[1]));
   }
   // Embedding and positions.
-  Value dx3 = b.create<tensor::ExpandShapeOp>(
-      loc, RankedTensorType::get({k.batch, k.seq, d}, e.ft), dx,
+  Value dx3 = tensor::ExpandShapeOp::create(
+      b, loc, RankedTensorType::get({k.batch, k.seq, d}, e.ft), dx,
       SmallVector<ReassociationIndices>{{0, 1}, {2}});
   (*grads)[1] = e.generic(
       {dx3}, {e.dimsMap(3, {2, 0, 1})}, {k.seq, d}, e.dimsMap(3, {0, 1}),
       e.iters(3, 2),
       [](OpBuilder &nb, Location nl, ValueRange a) -> Value {
-        return nb.create<arith::AddFOp>(nl, a[1], a[0]);
+        return arith::AddFOp::create(nb, nl, a[1], a[0]);
       },
       0.0);
   // demb[v, d] = sum_n [ids[n] == v] dx[n, d], loops (v, d, n).

@@ -190,7 +190,7 @@ struct ModuleBuilder {
     OpBuilder b(&ctx);
     b.setInsertionPointToEnd(module.getBody());
     auto func =
-        b.create<func::FuncOp>(loc, name, b.getFunctionType(args, results));
+        func::FuncOp::create(b, loc, name, b.getFunctionType(args, results));
     Block *entry = func.addEntryBlock();
     b.setInsertionPointToStart(entry);
     Emitter e(b, loc, ft);
@@ -198,7 +198,7 @@ struct ModuleBuilder {
     SmallVector<Value> ret =
         fill(e, entry->getArguments().take_front(nb),
              entry->getArguments().drop_front(nb).drop_back(extraArgs.size()));
-    b.create<func::ReturnOp>(loc, ret);
+    func::ReturnOp::create(b, loc, ret);
     return func;
   }
 
@@ -220,8 +220,8 @@ struct ModuleBuilder {
             // Donation: the loss goes into the last argument as soon as it
             // exists; each parameter is updated in place (its buffer is the
             // update's init) after the last op that reads the old value.
-            Operation *copy = e.b.create<linalg::CopyOp>(
-                loc, loss, entry->getArguments().back());
+            Operation *copy = linalg::CopyOp::create(
+                e.b, loc, loss, entry->getArguments().back());
             if (Operation *def = loss.getDefiningOp())
               copy->moveAfter(def);
             ret[0] = copy->getResult(0);
@@ -237,8 +237,8 @@ struct ModuleBuilder {
             }
             Value updated = e.map(
                 {p, g}, [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
-                  Value s = nb.create<arith::MulFOp>(nl, a[1], e.cst(nb, lr));
-                  return nb.create<arith::SubFOp>(nl, a[0], s);
+                  Value s = arith::MulFOp::create(nb, nl, a[1], e.cst(nb, lr));
+                  return arith::SubFOp::create(nb, nl, a[0], s);
                 });
             // Apply the update as soon as the gradient exists (as optimizers
             // fused into the backward pass do), so gradients do not pile up.
@@ -261,13 +261,13 @@ struct ModuleBuilder {
     unsigned rank = cast<RankedTensorType>(p.getType()).getRank();
     AffineMap id = AffineMap::getMultiDimIdentityMap(rank, &ctx);
     SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
-    auto update = e.b.create<linalg::GenericOp>(
-        loc, TypeRange{p.getType()}, ValueRange{g}, ValueRange{p},
+    auto update = linalg::GenericOp::create(
+        e.b, loc, TypeRange{p.getType()}, ValueRange{g}, ValueRange{p},
         SmallVector<AffineMap>{id, id}, iters,
         [&](OpBuilder &nb, Location nl, ValueRange a) {
-          Value s = nb.create<arith::MulFOp>(nl, a[0], e.cst(nb, lr));
-          nb.create<linalg::YieldOp>(
-              nl, nb.create<arith::SubFOp>(nl, a[1], s).getResult());
+          Value s = arith::MulFOp::create(nb, nl, a[0], e.cst(nb, lr));
+          linalg::YieldOp::create(
+              nb, nl, arith::SubFOp::create(nb, nl, a[1], s).getResult());
         });
     Operation *after = g.getDefiningOp();
     for (Operation *user : p.getUsers()) {
@@ -306,38 +306,40 @@ struct ModuleBuilder {
     OpBuilder b(&ctx);
     b.setInsertionPointToEnd(module.getBody());
     Type idx = b.getIndexType();
-    auto func = b.create<func::FuncOp>(loc, "pseudo",
-                                       b.getFunctionType({idx, idx}, {ft}));
+    auto func = func::FuncOp::create(b, loc, "pseudo",
+                                     b.getFunctionType({idx, idx}, {ft}));
     func.setPrivate();
     if (device)
       func->setAttr("memplan.host", b.getUnitAttr());
     Block *entry = func.addEntryBlock();
     b.setInsertionPointToStart(entry);
     auto c = [&](int64_t v) {
-      return b.create<arith::ConstantIndexOp>(loc, v);
+      return arith::ConstantIndexOp::create(b, loc, v);
     };
-    Value t0 = b.create<arith::MulIOp>(loc, entry->getArgument(0), c(7919));
-    Value t1 = b.create<arith::MulIOp>(loc, entry->getArgument(1), c(104729));
-    Value s = b.create<arith::AddIOp>(loc, b.create<arith::AddIOp>(loc, t0, t1),
-                                      c(13));
-    Value r = b.create<arith::RemUIOp>(loc, s, c(1009));
-    Value i = b.create<arith::IndexCastOp>(loc, b.getI64Type(), r);
-    Value f = b.create<arith::SIToFPOp>(loc, ft, i);
-    Value q = b.create<arith::DivFOp>(
-        loc, f,
-        b.create<arith::ConstantOp>(loc, ft, b.getFloatAttr(ft, 1009.0)));
-    Value v = b.create<arith::SubFOp>(
-        loc, q, b.create<arith::ConstantOp>(loc, ft, b.getFloatAttr(ft, 0.5)));
-    b.create<func::ReturnOp>(loc, v);
+    Value t0 = arith::MulIOp::create(b, loc, entry->getArgument(0), c(7919));
+    Value t1 = arith::MulIOp::create(b, loc, entry->getArgument(1), c(104729));
+    Value s = arith::AddIOp::create(
+        b, loc, arith::AddIOp::create(b, loc, t0, t1), c(13));
+    Value r = arith::RemUIOp::create(b, loc, s, c(1009));
+    Value i = arith::IndexCastOp::create(b, loc, b.getI64Type(), r);
+    Value f = arith::SIToFPOp::create(b, loc, ft, i);
+    Value q = arith::DivFOp::create(
+        b, loc, f,
+        arith::ConstantOp::create(b, loc, ft, b.getFloatAttr(ft, 1009.0)));
+    Value v = arith::SubFOp::create(
+        b, loc, q,
+        arith::ConstantOp::create(b, loc, ft, b.getFloatAttr(ft, 0.5)));
+    func::ReturnOp::create(b, loc, v);
   }
 
   /// The linear index of the current element of a generic over `shape`.
   static Value linearIndex(OpBuilder &b, Location l, ArrayRef<int64_t> shape) {
-    Value lin = b.create<arith::ConstantIndexOp>(l, 0);
+    Value lin = arith::ConstantIndexOp::create(b, l, 0);
     for (unsigned d = 0; d < shape.size(); ++d) {
-      Value scaled = b.create<arith::MulIOp>(
-          l, lin, b.create<arith::ConstantIndexOp>(l, shape[d]));
-      lin = b.create<arith::AddIOp>(l, scaled, b.create<linalg::IndexOp>(l, d));
+      Value scaled = arith::MulIOp::create(
+          b, l, lin, arith::ConstantIndexOp::create(b, l, shape[d]));
+      lin =
+          arith::AddIOp::create(b, l, scaled, linalg::IndexOp::create(b, l, d));
     }
     return lin;
   }
@@ -345,18 +347,18 @@ struct ModuleBuilder {
   /// A tensor of `elem` produced element by element by `body(lin, idx...)`.
   Value generate(OpBuilder &b, ArrayRef<int64_t> shape, Type elem,
                  function_ref<Value(OpBuilder &, Location, Value)> body) {
-    Value out = b.create<tensor::EmptyOp>(loc, shape, elem);
+    Value out = tensor::EmptyOp::create(b, loc, shape, elem);
     unsigned n = shape.size();
     SmallVector<utils::IteratorType> iters(n, utils::IteratorType::parallel);
-    return b
-        .create<linalg::GenericOp>(
-            loc, TypeRange{out.getType()}, ValueRange{}, ValueRange{out},
-            SmallVector<AffineMap>{AffineMap::getMultiDimIdentityMap(n, &ctx)},
-            iters,
-            [&](OpBuilder &nb, Location nl, ValueRange) {
-              nb.create<linalg::YieldOp>(
-                  nl, body(nb, nl, linearIndex(nb, nl, shape)));
-            })
+    return linalg::GenericOp::create(
+               b, loc, TypeRange{out.getType()}, ValueRange{}, ValueRange{out},
+               SmallVector<AffineMap>{
+                   AffineMap::getMultiDimIdentityMap(n, &ctx)},
+               iters,
+               [&](OpBuilder &nb, Location nl, ValueRange) {
+                 linalg::YieldOp::create(
+                     nb, nl, body(nb, nl, linearIndex(nb, nl, shape)));
+               })
         .getResult(0);
   }
 
@@ -364,17 +366,18 @@ struct ModuleBuilder {
                double scale, double offset) {
     return generate(
         b, shape, ft, [&](OpBuilder &nb, Location nl, Value lin) -> Value {
-          Value s = nb.create<arith::ConstantIndexOp>(nl, salt);
-          Value r = nb.create<func::CallOp>(nl, "pseudo", TypeRange{ft},
-                                            ValueRange{lin, s})
+          Value s = arith::ConstantIndexOp::create(nb, nl, salt);
+          Value r = func::CallOp::create(nb, nl, "pseudo", TypeRange{ft},
+                                         ValueRange{lin, s})
                         .getResult(0);
-          Value m = nb.create<arith::MulFOp>(
-              nl, r,
-              nb.create<arith::ConstantOp>(nl, ft, nb.getFloatAttr(ft, scale)));
-          return nb.create<arith::AddFOp>(
-              nl, m,
-              nb.create<arith::ConstantOp>(nl, ft,
-                                           nb.getFloatAttr(ft, offset)));
+          Value m = arith::MulFOp::create(
+              nb, nl, r,
+              arith::ConstantOp::create(nb, nl, ft,
+                                        nb.getFloatAttr(ft, scale)));
+          return arith::AddFOp::create(
+              nb, nl, m,
+              arith::ConstantOp::create(nb, nl, ft,
+                                        nb.getFloatAttr(ft, offset)));
         });
   }
 
@@ -393,33 +396,34 @@ struct ModuleBuilder {
         values.push_back(generate(
             b, in.shape, b.getI32Type(),
             [&](OpBuilder &nb, Location nl, Value lin) -> Value {
-              Value t = nb.create<arith::MulIOp>(
-                  nl, lin, nb.create<arith::ConstantIndexOp>(nl, 31));
-              Value u = nb.create<arith::AddIOp>(
-                  nl, t, nb.create<arith::ConstantIndexOp>(nl, 17 * s));
-              Value r = nb.create<arith::RemUIOp>(
-                  nl, u, nb.create<arith::ConstantIndexOp>(nl, classes));
-              return nb.create<arith::IndexCastOp>(nl, nb.getI32Type(), r);
+              Value t = arith::MulIOp::create(
+                  nb, nl, lin, arith::ConstantIndexOp::create(nb, nl, 31));
+              Value u = arith::AddIOp::create(
+                  nb, nl, t, arith::ConstantIndexOp::create(nb, nl, 17 * s));
+              Value r = arith::RemUIOp::create(
+                  nb, nl, u, arith::ConstantIndexOp::create(nb, nl, classes));
+              return arith::IndexCastOp::create(nb, nl, nb.getI32Type(), r);
             }));
         continue;
       }
       // One-hot rows: row r has its 1 at (3 r + salt) mod classes.
       values.push_back(generate(
           b, in.shape, ft, [&](OpBuilder &nb, Location nl, Value) -> Value {
-            Value row = nb.create<linalg::IndexOp>(nl, 0);
-            Value col = nb.create<linalg::IndexOp>(nl, 1);
-            Value t = nb.create<arith::MulIOp>(
-                nl, row, nb.create<arith::ConstantIndexOp>(nl, 3));
-            Value u = nb.create<arith::AddIOp>(
-                nl, t, nb.create<arith::ConstantIndexOp>(nl, s));
-            Value cls = nb.create<arith::RemUIOp>(
-                nl, u, nb.create<arith::ConstantIndexOp>(nl, classes));
-            Value hit = nb.create<arith::CmpIOp>(nl, arith::CmpIPredicate::eq,
-                                                 col, cls);
-            return nb.create<arith::SelectOp>(
-                nl, hit,
-                nb.create<arith::ConstantOp>(nl, ft, nb.getFloatAttr(ft, 1.0)),
-                nb.create<arith::ConstantOp>(nl, ft, nb.getFloatAttr(ft, 0.0)));
+            Value row = linalg::IndexOp::create(nb, nl, 0);
+            Value col = linalg::IndexOp::create(nb, nl, 1);
+            Value t = arith::MulIOp::create(
+                nb, nl, row, arith::ConstantIndexOp::create(nb, nl, 3));
+            Value u = arith::AddIOp::create(
+                nb, nl, t, arith::ConstantIndexOp::create(nb, nl, s));
+            Value cls = arith::RemUIOp::create(
+                nb, nl, u, arith::ConstantIndexOp::create(nb, nl, classes));
+            Value hit = arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::eq,
+                                              col, cls);
+            return arith::SelectOp::create(
+                nb, nl, hit,
+                arith::ConstantOp::create(nb, nl, ft, nb.getFloatAttr(ft, 1.0)),
+                arith::ConstantOp::create(nb, nl, ft,
+                                          nb.getFloatAttr(ft, 0.0)));
           }));
     }
     return values;
@@ -442,13 +446,13 @@ struct ModuleBuilder {
   void print(OpBuilder &b, Value tensor) {
     auto type = cast<RankedTensorType>(tensor.getType());
     auto memType = MemRefType::get(type.getShape(), type.getElementType());
-    Value m = b.create<bufferization::ToBufferOp>(loc, memType, tensor);
-    Value u = b.create<memref::CastOp>(loc, UnrankedMemRefType::get(ft, 0), m);
-    b.create<func::CallOp>(loc, printer(), TypeRange{}, ValueRange{u});
+    Value m = bufferization::ToBufferOp::create(b, loc, memType, tensor);
+    Value u = memref::CastOp::create(b, loc, UnrankedMemRefType::get(ft, 0), m);
+    func::CallOp::create(b, loc, printer(), TypeRange{}, ValueRange{u});
   }
 
   Value index(OpBuilder &b, int64_t v) {
-    return b.create<arith::ConstantIndexOp>(loc, v);
+    return arith::ConstantIndexOp::create(b, loc, v);
   }
 
   /// --steps steps on the host: parameters flow from step to step.
@@ -456,27 +460,28 @@ struct ModuleBuilder {
     SmallVector<Type> stepResults{lossType()};
     llvm::append_range(stepResults, paramTypes());
     if (steps == 1) {
-      auto call = b.create<func::CallOp>(loc, "train_step", stepResults, args);
+      auto call = func::CallOp::create(b, loc, "train_step", stepResults, args);
       for (Value r : call.getResults())
         print(b, r);
       return;
     }
     SmallVector<Value> carried(args.begin() + nb, args.end());
     carried.insert(carried.begin(),
-                   b.create<tensor::EmptyOp>(loc, ArrayRef<int64_t>{}, ft));
-    auto loop = b.create<scf::ForOp>(
-        loc, index(b, 0), index(b, steps), index(b, 1), carried,
+                   tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{}, ft));
+    auto loop = scf::ForOp::create(
+        b, loc, index(b, 0), index(b, steps), index(b, 1), carried,
         [&](OpBuilder &lb, Location ll, Value, ValueRange iter) {
           SmallVector<Value> in(args.begin(), args.begin() + nb);
           llvm::append_range(in, iter.drop_front());
           auto call =
-              lb.create<func::CallOp>(ll, "train_step", stepResults, in);
+              func::CallOp::create(lb, ll, "train_step", stepResults, in);
           // The step returns new buffers: copy them into the loop's own, so
           // the loop carries the same buffers from iteration to iteration.
           SmallVector<Value> next;
           for (auto [r, into] : llvm::zip(call.getResults(), iter))
-            next.push_back(lb.create<linalg::CopyOp>(ll, r, into).getResult(0));
-          lb.create<scf::YieldOp>(ll, next);
+            next.push_back(
+                linalg::CopyOp::create(lb, ll, r, into).getResult(0));
+          scf::YieldOp::create(lb, ll, next);
         });
     for (Value r : loop.getResults())
       print(b, r);
@@ -490,68 +495,69 @@ struct ModuleBuilder {
     auto toDevice = [&](Value host) -> Value {
       auto type = cast<RankedTensorType>(host.getType());
       auto memType = MemRefType::get(type.getShape(), type.getElementType());
-      Value h = b.create<bufferization::ToBufferOp>(loc, memType, host);
-      Value d = b.create<gpu::AllocOp>(loc, memType, Type(), ValueRange(),
-                                       ValueRange(), ValueRange(), false)
+      Value h = bufferization::ToBufferOp::create(b, loc, memType, host);
+      Value d = gpu::AllocOp::create(b, loc, memType, Type(), ValueRange(),
+                                     ValueRange(), ValueRange(), false)
                     .getMemref();
-      b.create<gpu::MemcpyOp>(loc, TypeRange(), ValueRange(), d, h);
-      return b.create<bufferization::ToTensorOp>(loc, type, d,
-                                                 /*restrict=*/true,
-                                                 /*writable=*/true);
+      gpu::MemcpyOp::create(b, loc, TypeRange(), ValueRange(), d, h);
+      return bufferization::ToTensorOp::create(b, loc, type, d,
+                                               /*restrict=*/true,
+                                               /*writable=*/true);
     };
     SmallVector<Value> onDevice;
     for (Value a : args)
       onDevice.push_back(toDevice(a));
     // The loss buffer starts at 0.
     Value zeroLoss =
-        b.create<linalg::FillOp>(loc,
-                                 ValueRange{b.create<arith::ConstantOp>(
-                                     loc, ft, b.getFloatAttr(ft, 0.0))},
-                                 ValueRange{b.create<tensor::EmptyOp>(
-                                     loc, ArrayRef<int64_t>{}, ft)})
+        linalg::FillOp::create(b, loc,
+                               ValueRange{arith::ConstantOp::create(
+                                   b, loc, ft, b.getFloatAttr(ft, 0.0))},
+                               ValueRange{tensor::EmptyOp::create(
+                                   b, loc, ArrayRef<int64_t>{}, ft)})
             .getResult(0);
     SmallVector<Value> carried{toDevice(zeroLoss)};
     llvm::append_range(carried, ArrayRef<Value>(onDevice).drop_front(nb));
     SmallVector<Type> stepResults{lossType()};
     llvm::append_range(stepResults, paramTypes());
-    b.create<func::CallOp>(loc, "memplan_steps_begin", TypeRange{},
-                           ValueRange{});
-    auto loop = b.create<scf::ForOp>(
-        loc, index(b, 0), index(b, steps), index(b, 1), carried,
+    func::CallOp::create(b, loc, "memplan_steps_begin", TypeRange{},
+                         ValueRange{});
+    auto loop = scf::ForOp::create(
+        b, loc, index(b, 0), index(b, steps), index(b, 1), carried,
         [&](OpBuilder &lb, Location ll, Value iv, ValueRange iter) {
           SmallVector<Value> in(onDevice.begin(), onDevice.begin() + nb);
           llvm::append_range(in, iter.drop_front());
           in.push_back(iter.front());
           auto call =
-              lb.create<func::CallOp>(ll, "train_step", stepResults, in);
-          Value next = lb.create<arith::AddIOp>(
-              ll, iv, lb.create<arith::ConstantIndexOp>(ll, 1));
-          Value step = lb.create<arith::IndexCastOp>(ll, lb.getI64Type(), next);
-          lb.create<func::CallOp>(ll, "memplan_step_done", TypeRange{},
-                                  ValueRange{step});
-          lb.create<scf::YieldOp>(ll, call.getResults());
+              func::CallOp::create(lb, ll, "train_step", stepResults, in);
+          Value next = arith::AddIOp::create(
+              lb, ll, iv, arith::ConstantIndexOp::create(lb, ll, 1));
+          Value step =
+              arith::IndexCastOp::create(lb, ll, lb.getI64Type(), next);
+          func::CallOp::create(lb, ll, "memplan_step_done", TypeRange{},
+                               ValueRange{step});
+          scf::YieldOp::create(lb, ll, call.getResults());
         });
     for (Value r : loop.getResults()) {
       auto type = cast<RankedTensorType>(r.getType());
       auto memType = MemRefType::get(type.getShape(), type.getElementType());
-      Value d = b.create<bufferization::ToBufferOp>(loc, memType, r);
-      Value h = b.create<memref::AllocOp>(loc, memType);
-      b.create<gpu::MemcpyOp>(loc, TypeRange(), ValueRange(), h, d);
+      Value d = bufferization::ToBufferOp::create(b, loc, memType, r);
+      Value h = memref::AllocOp::create(b, loc, memType);
+      gpu::MemcpyOp::create(b, loc, TypeRange(), ValueRange(), h, d);
       Value u =
-          b.create<memref::CastOp>(loc, UnrankedMemRefType::get(ft, 0), h);
-      b.create<func::CallOp>(loc, printer(), TypeRange{}, ValueRange{u});
-      b.create<memref::DeallocOp>(loc, h);
+          memref::CastOp::create(b, loc, UnrankedMemRefType::get(ft, 0), h);
+      func::CallOp::create(b, loc, printer(), TypeRange{}, ValueRange{u});
+      memref::DeallocOp::create(b, loc, h);
     }
-    b.create<func::CallOp>(loc, "memplan_print_counters", TypeRange{},
-                           ValueRange{});
+    func::CallOp::create(b, loc, "memplan_print_counters", TypeRange{},
+                         ValueRange{});
   }
 
   void mainFunction(bool gradcheck) {
     pseudo();
     OpBuilder b(&ctx);
     b.setInsertionPointToEnd(module.getBody());
-    auto printDecl = b.create<func::FuncOp>(
-        loc, printer(),
+    auto printDecl = func::FuncOp::create(
+        b, loc, printer(),
         b.getFunctionType({UnrankedMemRefType::get(ft, 0)}, {}));
     printDecl.setPrivate();
     if (device) {
@@ -559,13 +565,13 @@ struct ModuleBuilder {
       printDecl->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
                          b.getUnitAttr());
       for (StringRef name : {"memplan_steps_begin", "memplan_print_counters"})
-        b.create<func::FuncOp>(loc, name, b.getFunctionType({}, {}))
+        func::FuncOp::create(b, loc, name, b.getFunctionType({}, {}))
             .setPrivate();
-      b.create<func::FuncOp>(loc, "memplan_step_done",
-                             b.getFunctionType({b.getI64Type()}, {}))
+      func::FuncOp::create(b, loc, "memplan_step_done",
+                           b.getFunctionType({b.getI64Type()}, {}))
           .setPrivate();
     }
-    auto func = b.create<func::FuncOp>(loc, "main", b.getFunctionType({}, {}));
+    auto func = func::FuncOp::create(b, loc, "main", b.getFunctionType({}, {}));
     if (device)
       func->setAttr("memplan.host", b.getUnitAttr());
     b.setInsertionPointToStart(func.addEntryBlock());
@@ -579,12 +585,12 @@ struct ModuleBuilder {
         runOnDevice(b, args, nb);
       else
         runOnHost(b, args, nb);
-      b.create<func::ReturnOp>(loc);
+      func::ReturnOp::create(b, loc);
       return;
     }
     Emitter e(b, loc, ft);
     auto grads =
-        b.create<func::CallOp>(loc, "loss_and_grads", stepResults, args);
+        func::CallOp::create(b, loc, "loss_and_grads", stepResults, args);
     double eps = epsilon, tol = tolerance;
     for (auto [k, p] : llvm::enumerate(model.params())) {
       Value param = args[nb + k];
@@ -593,45 +599,45 @@ struct ModuleBuilder {
       Value claimed =
           e.sumAll(e.map({grads.getResult(1 + k), dir},
                          [](OpBuilder &nb2, Location nl, ValueRange a) {
-                           return nb2.create<arith::MulFOp>(nl, a[0], a[1]);
+                           return arith::MulFOp::create(nb2, nl, a[0], a[1]);
                          }));
       auto shifted = [&](double sign) {
         SmallVector<Value> moved(args);
         moved[nb + k] =
             e.map({param, dir},
                   [&](OpBuilder &nb2, Location nl, ValueRange a) -> Value {
-                    Value s = nb2.create<arith::MulFOp>(nl, a[1],
-                                                        e.cst(nb2, sign * eps));
-                    return nb2.create<arith::AddFOp>(nl, a[0], s);
+                    Value s = arith::MulFOp::create(nb2, nl, a[1],
+                                                    e.cst(nb2, sign * eps));
+                    return arith::AddFOp::create(nb2, nl, a[0], s);
                   });
         Value l =
-            b.create<func::CallOp>(loc, "loss", TypeRange{lossType()}, moved)
+            func::CallOp::create(b, loc, "loss", TypeRange{lossType()}, moved)
                 .getResult(0);
-        return b.create<tensor::ExtractOp>(loc, l, ValueRange{}).getResult();
+        return tensor::ExtractOp::create(b, loc, l, ValueRange{}).getResult();
       };
       Value lp = shifted(1.0), lm = shifted(-1.0);
-      Value fd = b.create<arith::DivFOp>(
-          loc, b.create<arith::SubFOp>(loc, lp, lm), e.cst(2 * eps));
-      Value dd = b.create<tensor::ExtractOp>(loc, claimed, ValueRange{});
+      Value fd = arith::DivFOp::create(
+          b, loc, arith::SubFOp::create(b, loc, lp, lm), e.cst(2 * eps));
+      Value dd = tensor::ExtractOp::create(b, loc, claimed, ValueRange{});
       Value diff =
-          b.create<math::AbsFOp>(loc, b.create<arith::SubFOp>(loc, fd, dd));
+          math::AbsFOp::create(b, loc, arith::SubFOp::create(b, loc, fd, dd));
       Value mag =
-          b.create<arith::MaximumFOp>(loc, b.create<math::AbsFOp>(loc, fd),
-                                      b.create<math::AbsFOp>(loc, dd));
+          arith::MaximumFOp::create(b, loc, math::AbsFOp::create(b, loc, fd),
+                                    math::AbsFOp::create(b, loc, dd));
       // Below 1e-4 the finite difference's rounding noise (about
       // machine-epsilon * |L| / eps) dominates: judge such derivatives on
       // their absolute error instead (tolerance * 1e-4).
-      Value denom = b.create<arith::MaximumFOp>(loc, mag, e.cst(1e-4));
-      Value rel = b.create<arith::DivFOp>(loc, diff, denom);
-      Value ok = b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OLT, rel,
-                                         e.cst(tol));
-      Value okf = b.create<arith::SelectOp>(loc, ok, e.cst(1.0), e.cst(0.0));
-      Value line = b.create<tensor::FromElementsOp>(
-          loc, RankedTensorType::get({5}, ft),
+      Value denom = arith::MaximumFOp::create(b, loc, mag, e.cst(1e-4));
+      Value rel = arith::DivFOp::create(b, loc, diff, denom);
+      Value ok = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, rel,
+                                       e.cst(tol));
+      Value okf = arith::SelectOp::create(b, loc, ok, e.cst(1.0), e.cst(0.0));
+      Value line = tensor::FromElementsOp::create(
+          b, loc, RankedTensorType::get({5}, ft),
           ValueRange{e.cst(double(k)), dd, fd, rel, okf});
       print(b, line);
     }
-    b.create<func::ReturnOp>(loc);
+    func::ReturnOp::create(b, loc);
   }
 };
 } // namespace
