@@ -29,10 +29,8 @@ void mlir::memplan::buildPreparePipeline(OpPassManager &pm) {
   pm.addPass(createDropTransformScriptsPass());
   // What upstream tosa-to-linalg leaves in linalg.generic bodies
   // (tosa.apply_scale, from tosa.rescale: quantized programs) and tosa.const
-  // become arith; a no-op on programs without TOSA ops.
-  TosaToArithPassOptions tosa;
-  tosa.includeApplyRescale = true;
-  pm.addPass(createTosaToArithPass(tosa));
+  // become arith; modules without TOSA ops are left alone.
+  pm.addPass(createLowerTosaLeftoversPass());
   // Elementwise arith/math ops on tensors become linalg.generic, which
   // bufferizes into a destination the lifetime analysis sees.
   pm.addPass(createConvertElementwiseToLinalgPass());
@@ -192,7 +190,7 @@ void mlir::memplan::registerMemplanPipelines() {
       "bufferization, used for planned and unplanned programs alike: drop "
       "transform scripts (memplan-drop-transform-scripts), what "
       "tosa-to-linalg leaves (tosa.apply_scale, tosa.const) to arith "
-      "(tosa-to-arith{include-apply-rescale}), elementwise "
+      "(memplan-lower-tosa-leftovers), elementwise "
       "arith/math ops on tensors to linalg (convert-elementwise-to-linalg), "
       "linalg.pack/unpack to pad, reshape, transpose and slices "
       "(memplan-lower-pack-unpack)",

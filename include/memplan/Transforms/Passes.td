@@ -390,6 +390,24 @@ def DropTransformScriptsPass
   }];
 }
 
+def LowerTosaLeftoversPass : Pass<"memplan-lower-tosa-leftovers",
+                                  "::mlir::ModuleOp"> {
+  let summary = "Lower what upstream tosa-to-linalg leaves (tosa.apply_scale, "
+                "tosa.const) to arith";
+  let description = [{
+    Upstream `tosa-to-linalg` keeps `tosa.apply_scale` (from `tosa.rescale`,
+    in quantized programs) inside the `linalg.generic` bodies it emits, and
+    may leave `tosa.const`; nothing after it lowers them. When the module
+    holds any op of the TOSA dialect, this pass runs upstream
+    `tosa-to-arith{include-apply-rescale}` on it; otherwise it changes
+    nothing (upstream's conversion would also fold unrelated ops, such as a
+    `tensor.insert` into a constant, in programs without TOSA). Rejects
+    nothing: a TOSA op the conversion does not handle is left for
+    `memplan-verify-lowered` to report.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
 def LowerPackUnpackPass : Pass<"memplan-lower-pack-unpack"> {
   let summary = "Lower linalg.pack/unpack on tensors to pad, reshape, "
                 "transpose and slice ops";
