@@ -29,6 +29,10 @@ tools = ["memplan-opt", "memplan-pack", "memplan-remat", "memplan-zoo", "mlir-op
 if getattr(config, "memplan_have_cbc", False):
     config.available_features.add("cbc")
 
+# script(1) runs a command with a terminal (progress-line tests).
+if shutil.which("script"):
+    config.available_features.add("script")
+
 # The GPU target: `cuda-toolkit` where memplan's CUDA runtime and
 # memplan-compile --target=nvvm were built (programs link; kernels are
 # serialized with ptxas); `cuda-gpu` where memplan-cuda-probe runs a tiny CUDA

@@ -85,7 +85,7 @@ void mlir::memplan::buildLowerToNVVMPipeline(
   GpuNVVMAttachTargetOptions target;
   target.chip = options.chip;
   target.features = options.features;
-  target.optLevel = options.optLevel;
+  target.optLevel = std::min(options.optLevel.getValue(), 3u);
   pm.addPass(createGpuNVVMAttachTarget(target));
   pm.addPass(createLowerAffinePass());
   pm.addPass(createArithToLLVMConversionPass());

@@ -51,6 +51,21 @@ llvm::StringRef mlir::memplan::stringifyPackAlgorithm(PackAlgorithm algorithm) {
   return "unknown";
 }
 
+llvm::cl::ValuesClass mlir::memplan::packAlgorithmValues() {
+  auto value = [](PackAlgorithm a, llvm::StringRef help) {
+    return llvm::cl::OptionEnumValue{stringifyPackAlgorithm(a),
+                                     static_cast<int>(a), help};
+  };
+  return llvm::cl::ValuesClass(
+      {value(PackAlgorithm::GreedySize, "size descending, best-fitting gap"),
+       value(PackAlgorithm::GreedyTime,
+             "start order, best fit over a free list"),
+       value(PackAlgorithm::Best,
+             "greedy portfolio, then the canonical search (default)"),
+       value(PackAlgorithm::Exact,
+             "the canonical search on every segment, whatever its size")});
+}
+
 static uint64_t alignUp(uint64_t value, uint64_t alignment) {
   return (value + alignment - 1) & ~(alignment - 1);
 }
@@ -178,7 +193,31 @@ public:
                              std::min(seconds, kMaxTimeLimitSeconds) * 1e6));
   }
 
-  void charge(uint64_t units) const { *counter += units; }
+  void charge(uint64_t units) const {
+    *counter += units;
+    if (ticker && *counter >= ticker->next)
+      ticker->fire(*counter);
+  }
+
+  /// Calls `fn` every `every` work units charged (through any share or
+  /// slice of this budget).
+  struct Ticker {
+    uint64_t every;
+    uint64_t next;
+    std::function<void()> fn;
+    /// The best arena of the segment in its first phase (0: none yet).
+    uint64_t segmentArena = 0;
+    void fire(uint64_t now) {
+      next = now > UINT64_MAX - every ? UINT64_MAX : now + every;
+      fn();
+    }
+  };
+  void setTicker(Ticker *t) { ticker = t; }
+  /// For progress: the segment in its first phase has reached `arena`.
+  void noteArena(uint64_t arena) const {
+    if (ticker)
+      ticker->segmentArena = arena;
+  }
   bool overWork() const { return *counter >= endWork; }
   /// Reads the clock: callers in hot loops ask every few iterations.
   bool overTime() const { return endTime && Clock::now() >= *endTime; }
@@ -227,6 +266,7 @@ private:
   uint64_t *counter;
   uint64_t endWork;
   std::optional<Clock::time_point> endTime;
+  Ticker *ticker = nullptr;
 };
 
 /// A static centered interval tree over a set of items, answering "which
@@ -1172,6 +1212,9 @@ std::vector<Segment> splitSegments(ArrayRef<PackItem> items) {
   return segments;
 }
 
+/// Work units between two PackOptions::progress calls (about 0.03 s).
+constexpr uint64_t kProgressWork = uint64_t(1) << 24;
+
 /// Random orders tried without improvement before Best gives up early.
 constexpr unsigned kMaxStall = 256;
 
@@ -1189,8 +1232,10 @@ uint64_t packGreedy(const Segment &seg, std::vector<uint64_t> &offsets,
   if (best <= target)
     return best;
   std::vector<uint64_t> trial(offsets.size());
+  budget.noteArena(best);
   auto keep = [&](uint64_t arena) {
     best = arena;
+    budget.noteArena(arena);
     for (uint32_t id : seg.ids)
       offsets[id] = trial[id];
   };
@@ -1319,6 +1364,10 @@ uint64_t repairTop(const Segment &seg, std::vector<uint64_t> &offsets,
     };
     if (moved.size() > kMaxRepairItems) {
       release();
+      // The shallowest move is already too large: every later one would
+      // rebuild it.
+      if (depth == 0)
+        break;
       depth = 0;
       ++stall;
       continue;
@@ -1360,6 +1409,7 @@ uint64_t repairTop(const Segment &seg, std::vector<uint64_t> &offsets,
     budget.charge(seg.ids.size());
     if (now < arena) {
       arena = now;
+      budget.noteArena(arena);
       stall = 0;
       depth = 0;
     } else {
@@ -1428,7 +1478,9 @@ constexpr double kDecisionShare = 0.7;
 /// Best and Exact for one segment, between their two phases.
 struct SegmentSearch {
   uint64_t arena = 0;
-  /// Every arena below it is impossible for the segment.
+  /// No arena for the whole trace is below it: the trace's lower bound at
+  /// first (which bounds the whole arena, not this segment), raised to
+  /// cap + 1 by every search that exhausted its tree at a cap.
   uint64_t provenLow = 0;
   /// Set when the segment is left above its goal and may be probed.
   std::unique_ptr<SearchProblem> problem;
@@ -1544,13 +1596,34 @@ static PackResult packOnThisStack(ArrayRef<PackItem> items,
   std::vector<Segment> segments = splitSegments(items);
   for (const Segment &seg : segments)
     result.lowerBound = std::max(result.lowerBound, seg.lowerBound);
+  std::vector<SegmentSearch> states(segments.size());
+  size_t decided = 0;
+  Budget::Ticker ticker{kProgressWork, kProgressWork, nullptr};
+  bool done = false;
+  auto progress = [&] {
+    PackProgress p;
+    for (size_t k = 0; k < decided; ++k)
+      p.arena = std::max(p.arena, states[k].arena);
+    if (decided < segments.size() && ticker.segmentArena)
+      p.arena = std::max(p.arena, ticker.segmentArena);
+    p.done = done;
+    p.lowerBound = result.lowerBound;
+    p.work = result.work;
+    p.workLimit = options.workLimit;
+    p.segmentsDecided = decided;
+    p.segments = segments.size();
+    options.progress(p);
+  };
+  ticker.fn = progress;
+  if (options.progress)
+    budget.setTicker(&ticker);
   // No segment needs to go below the bound that the whole arena must reach.
   const uint64_t target = result.lowerBound;
   bool provenOptimal = true;
   // Phase one on every segment first (greedy, then the search at the goal),
   // so that a hard segment cannot take the time of those after it.
-  std::vector<SegmentSearch> states(segments.size());
   for (auto [seg, state] : llvm::zip(segments, states)) {
+    ticker.segmentArena = 0;
     switch (options.algorithm) {
     case PackAlgorithm::GreedyTime:
       state.arena = sweepStartOrder(seg, result.offsets);
@@ -1572,6 +1645,7 @@ static PackResult packOnThisStack(ArrayRef<PackItem> items,
       break;
     }
     }
+    ++decided;
   }
   // Phase two: probes on the segments left above their goal, the highest
   // arena first, each with an equal share of the time left.
@@ -1592,14 +1666,19 @@ static PackResult packOnThisStack(ArrayRef<PackItem> items,
     if (state.arena > target && !segmentProven)
       provenOptimal = false;
     result.arena = std::max(result.arena, state.arena);
-    // The segment needs at least provenLow bytes (at most its arena), and
-    // the arena holds every segment.
+    // No arena below min(provenLow, the segment's arena) holds this
+    // segment, and the arena holds every segment.
     result.provenLowerBound = std::max(result.provenLowerBound,
                                        std::min(state.provenLow, state.arena));
   }
   result.optimal = provenOptimal;
   if (result.optimal)
     result.provenLowerBound = result.arena;
+  if (options.progress && (options.algorithm == PackAlgorithm::Best ||
+                           options.algorithm == PackAlgorithm::Exact)) {
+    done = true;
+    progress();
+  }
   return result;
 }
 

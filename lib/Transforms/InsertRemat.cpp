@@ -56,14 +56,7 @@ struct InsertRematPass
              : choice == RematPolicyChoice::Optimal ? Solver::MILP
                                                     : Solver::None;
     std::optional<RematPolicy> parsed =
-        solver != Solver::None
-            ? RematPolicy::Budget
-            : parseRematPolicy(stringifyRematPolicyChoice(choice));
-    if (!parsed) {
-      module.emitError("memplan-insert-remat: no remat policy for '")
-          << stringifyRematPolicyChoice(choice) << "'";
-      return signalPassFailure();
-    }
+        solver != Solver::None ? RematPolicy::Budget : getRematPolicy(choice);
     if (*parsed == RematPolicy::Budget && budget <= 0) {
       module.emitError("policy '")
           << stringifyRematPolicyChoice(choice) << "' needs a budget";

@@ -11,63 +11,66 @@
 using namespace mlir;
 using namespace mlir::memplan;
 
-llvm::cl::ValuesClass mlir::memplan::packAlgorithmValues() {
-  return llvm::cl::values(
-      clEnumValN(PackAlgorithm::GreedySize, "greedy-size",
-                 "size descending, best-fitting gap"),
-      clEnumValN(PackAlgorithm::GreedyTime, "greedy-time",
-                 "start order, best fit over a free list"),
-      clEnumValN(PackAlgorithm::Best, "best",
-                 "greedy portfolio, then the canonical search (default)"),
-      clEnumValN(PackAlgorithm::Exact, "exact",
-                 "the canonical search on every segment, whatever its size"));
-}
-
-llvm::cl::ValuesClass mlir::memplan::rematPolicyValues() {
-  return llvm::cl::values(
-      clEnumValN(RematPolicyChoice::Auto, "auto",
-                 "budget with a budget, keep-all without (default)"),
-      clEnumValN(RematPolicyChoice::KeepAll, "keep-all", "recompute nothing"),
-      clEnumValN(RematPolicyChoice::RecomputeAll, "recompute-all",
-                 "recompute every forward buffer the backward pass reads"),
-      clEnumValN(RematPolicyChoice::EveryN, "every-n",
-                 "keep every n-th forward buffer (every=)"),
-      clEnumValN(RematPolicyChoice::CostThreshold, "cost-threshold",
-                 "keep forward buffers costing at least threshold="),
-      clEnumValN(RematPolicyChoice::Sqrt, "sqrt",
-                 "keep about sqrt(n) evenly spaced forward buffers"),
-      clEnumValN(RematPolicyChoice::Budget, "budget",
-                 "greedy: recompute the cheapest bytes until the budget "
-                 "holds"),
-      clEnumValN(RematPolicyChoice::Chain, "chain",
-                 "optimal checkpointing of a chain (dynamic programming)"),
-      clEnumValN(RematPolicyChoice::Optimal, "optimal",
-                 "the MILP (CBC), bounded by milp-node-limit"));
+std::optional<RematPolicy>
+mlir::memplan::getRematPolicy(RematPolicyChoice choice) {
+  switch (choice) {
+  case RematPolicyChoice::KeepAll:
+    return RematPolicy::KeepAll;
+  case RematPolicyChoice::RecomputeAll:
+    return RematPolicy::RecomputeAll;
+  case RematPolicyChoice::EveryN:
+    return RematPolicy::EveryN;
+  case RematPolicyChoice::CostThreshold:
+    return RematPolicy::CostThreshold;
+  case RematPolicyChoice::Sqrt:
+    return RematPolicy::Sqrt;
+  case RematPolicyChoice::Budget:
+    return RematPolicy::Budget;
+  case RematPolicyChoice::Auto:
+  case RematPolicyChoice::Chain:
+  case RematPolicyChoice::Optimal:
+    return std::nullopt;
+  }
+  llvm_unreachable("unknown remat policy choice");
 }
 
 llvm::StringRef
 mlir::memplan::stringifyRematPolicyChoice(RematPolicyChoice choice) {
+  if (std::optional<RematPolicy> policy = getRematPolicy(choice))
+    return stringifyRematPolicy(*policy);
   switch (choice) {
-  case RematPolicyChoice::Auto:
-    return "auto";
-  case RematPolicyChoice::KeepAll:
-    return "keep-all";
-  case RematPolicyChoice::RecomputeAll:
-    return "recompute-all";
-  case RematPolicyChoice::EveryN:
-    return "every-n";
-  case RematPolicyChoice::CostThreshold:
-    return "cost-threshold";
-  case RematPolicyChoice::Sqrt:
-    return "sqrt";
-  case RematPolicyChoice::Budget:
-    return "budget";
   case RematPolicyChoice::Chain:
     return "chain";
   case RematPolicyChoice::Optimal:
     return "optimal";
+  default:
+    return "auto";
   }
-  llvm_unreachable("unknown remat policy choice");
+}
+
+llvm::cl::ValuesClass mlir::memplan::rematPolicyValues() {
+  auto value = [](RematPolicyChoice c, llvm::StringRef help) {
+    return llvm::cl::OptionEnumValue{stringifyRematPolicyChoice(c),
+                                     static_cast<int>(c), help};
+  };
+  return llvm::cl::ValuesClass(
+      {value(RematPolicyChoice::Auto,
+             "budget with a budget, keep-all without (default)"),
+       value(RematPolicyChoice::KeepAll, "recompute nothing"),
+       value(RematPolicyChoice::RecomputeAll,
+             "recompute every forward buffer the backward pass reads"),
+       value(RematPolicyChoice::EveryN,
+             "keep every n-th forward buffer (every=)"),
+       value(RematPolicyChoice::CostThreshold,
+             "keep forward buffers costing at least threshold="),
+       value(RematPolicyChoice::Sqrt,
+             "keep about sqrt(n) evenly spaced forward buffers"),
+       value(RematPolicyChoice::Budget,
+             "greedy: recompute the cheapest bytes until the budget holds"),
+       value(RematPolicyChoice::Chain,
+             "optimal checkpointing of a chain (dynamic programming)"),
+       value(RematPolicyChoice::Optimal,
+             "the MILP (CBC), bounded by milp-node-limit")});
 }
 
 void mlir::memplan::buildBufferizeStage(OpPassManager &pm) {

@@ -37,3 +37,21 @@ func.func @no_tosa(%i : index) -> tensor<4xf32> {
   %2 = tensor.insert %1 into %0[%i] : tensor<4xf32>
   return %2 : tensor<4xf32>
 }
+
+// -----
+
+// TOSA and other ops in one module: only the TOSA op changes.
+// CHECK-LABEL: func.func @mixed
+// CHECK: %[[C:.*]] = arith.constant dense<4.000000e+00> : tensor<4xf32>
+// CHECK: %[[V:.*]] = arith.constant 4.000000e+00 : f32
+// CHECK: %[[I:.*]] = tensor.insert %[[V]] into %[[C]][%{{.*}}] : tensor<4xf32>
+// CHECK: %[[K:.*]] = arith.constant dense<1.000000e+00> : tensor<4xf32>
+// CHECK-NOT: tosa.
+// CHECK: return %[[I]], %[[K]]
+func.func @mixed(%i : index) -> (tensor<4xf32>, tensor<4xf32>) {
+  %0 = arith.constant dense<4.0> : tensor<4xf32>
+  %1 = arith.constant 4.0 : f32
+  %2 = tensor.insert %1 into %0[%i] : tensor<4xf32>
+  %k = "tosa.const"() <{values = dense<1.0> : tensor<4xf32>}> : () -> tensor<4xf32>
+  return %2, %k : tensor<4xf32>, tensor<4xf32>
+}

@@ -27,6 +27,7 @@
 #include "llvm/Support/Format.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Process.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <chrono>
@@ -44,9 +45,11 @@ static cl::opt<std::string>
     outputPath("output",
                cl::desc("Write the input rows plus an `offset` column here"),
                cl::value_desc("file"), cl::cat(category));
-static cl::opt<std::string> algorithmName(
-    "algorithm", cl::desc("greedy-size | greedy-time | best (default) | exact"),
-    cl::init("best"), cl::cat(category));
+static cl::opt<PackAlgorithm> algorithm("algorithm",
+                                        cl::desc("Packing algorithm"),
+                                        cl::init(PackAlgorithm::Best),
+                                        packAlgorithmValues(),
+                                        cl::cat(category));
 static cl::opt<uint64_t> workLimit(
     "work-limit",
     cl::desc("Bound of best and exact, in work units (default " +
@@ -72,6 +75,12 @@ static cl::opt<bool> repair(
              "with the work left (default true; --repair=false shows what it "
              "buys)"),
     cl::init(true), cl::cat(category));
+static cl::opt<bool>
+    quiet("quiet",
+          cl::desc("No progress lines (best and exact print one to stderr at "
+                   "most once a second, and one at the end, when stderr is a "
+                   "terminal)"),
+          cl::cat(category));
 static cl::opt<bool> validate("validate",
                               cl::desc("Re-check the plan before writing it"),
                               cl::cat(category));
@@ -252,10 +261,6 @@ int main(int argc, char **argv) {
           &errs()))
     return 2;
 
-  std::optional<PackAlgorithm> algorithm = parsePackAlgorithm(algorithmName);
-  if (!algorithm)
-    fail("unknown algorithm '" + algorithmName +
-         "' (expected greedy-size, greedy-time, best or exact)");
   if (timeLimit.getNumOccurrences())
     if (std::optional<std::string> bad = checkTimeLimit(timeLimit))
       fail("--time-limit " + *bad);
@@ -266,7 +271,7 @@ int main(int argc, char **argv) {
           "--time-limit", "--work-limit"))
     fail(*bad);
   PackOptions options;
-  options.algorithm = *algorithm;
+  options.algorithm = algorithm;
   options.workLimit = workLimit;
   options.timeLimitSeconds = timeLimit.getNumOccurrences() ? timeLimit : 0.0;
   options.repair = repair;
@@ -279,6 +284,33 @@ int main(int argc, char **argv) {
 
   Table table = readTable(inputPath);
   auto begin = std::chrono::steady_clock::now();
+  // Progress lines: only for a person watching (stderr a terminal), the
+  // first as soon as the search has worked a little, then at most one a
+  // second. The clock only decides when to print, never what is planned.
+  std::optional<std::chrono::steady_clock::time_point> lastLine;
+  if (!quiet && sys::Process::StandardErrIsDisplayed())
+    options.progress = [&](const PackProgress &p) {
+      auto now = std::chrono::steady_clock::now();
+      if (!p.done && lastLine && now - *lastLine < std::chrono::seconds(1))
+        return;
+      lastLine = now;
+      errs() << "memplan-pack: " << (p.done ? "done: " : "");
+      if (p.arena)
+        errs() << "arena " << p.arena << " ("
+               << format("%.4f",
+                         p.lowerBound ? double(p.arena) / p.lowerBound : 1.0)
+               << " x LB)";
+      else
+        errs() << "no arena yet";
+      errs() << ", " << p.segmentsDecided << "/" << p.segments
+             << " segments decided, work " << p.work;
+      if (p.workLimit)
+        errs() << " of " << p.workLimit;
+      errs() << ", "
+             << format("%.1f",
+                       std::chrono::duration<double>(now - begin).count())
+             << " s\n";
+    };
   PackResult result = pack(table.items, options);
   double ms = std::chrono::duration<double, std::milli>(
                   std::chrono::steady_clock::now() - begin)

@@ -284,6 +284,19 @@ TEST(PackingTest, ProvenLowerBoundIsSound) {
     if (r.optimal)
       ASSERT_EQ(r.provenLowerBound, r.arena) << "instance " << iter;
     raised += !r.optimal && r.provenLowerBound > r.lowerBound;
+    // Decision mode (Best and Exact, a capacity at or just below the
+    // optimum): what it proves is sound too.
+    for (PackAlgorithm algorithm :
+         {PackAlgorithm::Best, PackAlgorithm::Exact}) {
+      PackOptions decision;
+      decision.algorithm = algorithm;
+      decision.workLimit = options.workLimit;
+      decision.capacity = optimum - iter % 2;
+      PackResult d = pack(items, decision);
+      ASSERT_LE(d.lowerBound, d.provenLowerBound) << "instance " << iter;
+      ASSERT_LE(d.provenLowerBound, optimum) << "instance " << iter;
+      ASSERT_LE(d.provenLowerBound, d.arena) << "instance " << iter;
+    }
   }
   // Some searches must have been cut short after exhausting a cap (23 of
   // these 3000).

@@ -114,9 +114,10 @@ struct MemplanPipelineOptions
       llvm::cl::desc("target=nvvm: CUDA toolkit path (default: found from "
                      "PATH or CUDA_HOME)"),
       llvm::cl::init("")};
-  PassOptions::Option<int64_t> optLevel{
+  PassOptions::Option<unsigned> optLevel{
       *this, "opt-level",
-      llvm::cl::desc("target=nvvm: optimization level of the kernels"),
+      llvm::cl::desc("target=nvvm: optimization level of the kernels, 0 to "
+                     "3 (larger values act as 3)"),
       llvm::cl::init(3)};
   PassOptions::Option<int64_t> blockSize{
       *this, "block-size",
@@ -139,8 +140,10 @@ struct LowerToNVVMOptions : public PassPipelineOptions<LowerToNVVMOptions> {
   PassOptions::Option<std::string> toolkit{*this, "toolkit",
                                            llvm::cl::desc("CUDA toolkit path"),
                                            llvm::cl::init("")};
-  PassOptions::Option<int64_t> optLevel{
-      *this, "opt-level", llvm::cl::desc("Kernel optimization level"),
+  PassOptions::Option<unsigned> optLevel{
+      *this, "opt-level",
+      llvm::cl::desc("Kernel optimization level, 0 to 3 (larger values act "
+                     "as 3)"),
       llvm::cl::init(3)};
   PassOptions::Option<int64_t> blockSize{
       *this, "block-size", llvm::cl::desc("Threads per GPU block"),

@@ -19,8 +19,10 @@
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Support/CommandLine.h"
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <utility>
@@ -54,6 +56,9 @@ enum class PackAlgorithm {
 
 /// Parses "greedy-size", "greedy-time", "best", "exact".
 std::optional<PackAlgorithm> parsePackAlgorithm(llvm::StringRef name);
+/// The values of every `algorithm` option (memplan-pack, pack-arena,
+/// insert-remat, memplan-pipeline), named as stringifyPackAlgorithm does.
+llvm::cl::ValuesClass packAlgorithmValues();
 llvm::StringRef stringifyPackAlgorithm(PackAlgorithm algorithm);
 
 /// The default bound of Best and Exact, in work units: the search charges
@@ -62,6 +67,22 @@ llvm::StringRef stringifyPackAlgorithm(PackAlgorithm algorithm);
 /// units follow the time spent while the result depends only on the input.
 /// About 1 s of search on one core of the CI machine (docs/Packing.md).
 constexpr uint64_t kDefaultPackWork = 500000000;
+
+/// What Best and Exact have reached so far (PackOptions::progress).
+struct PackProgress {
+  /// The best arena so far over the segments decided and the one in its
+  /// first phase (0 before any).
+  uint64_t arena = 0;
+  uint64_t lowerBound = 0;
+  /// Work units spent, and the bound (0: none).
+  uint64_t work = 0;
+  uint64_t workLimit = 0;
+  /// Segments through their first phase, of `segments`.
+  size_t segmentsDecided = 0;
+  size_t segments = 0;
+  /// The last call: the search is over.
+  bool done = false;
+};
 
 struct PackOptions {
   PackAlgorithm algorithm = PackAlgorithm::Best;
@@ -82,6 +103,10 @@ struct PackOptions {
   /// they left (docs/Packing.md). A switch so that tests and benchmarks can
   /// show what it buys.
   bool repair = true;
+  /// Called by Best and Exact every 2^24 work units and once at the end
+  /// (never by the greedy algorithms); for progress lines. It must not
+  /// throw; what it does cannot change the plan.
+  std::function<void(const PackProgress &)> progress;
 };
 
 struct PackResult {

@@ -9,6 +9,7 @@
 
 #include "memplan/IR/MemplanDialect.h"
 #include "memplan/Planning/Packing.h"
+#include "memplan/Planning/Remat.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
@@ -23,10 +24,6 @@
 
 namespace mlir {
 namespace memplan {
-
-/// The values of every `algorithm` option (pack-arena, insert-remat,
-/// memplan-pipeline): greedy-size, greedy-time, best, exact.
-llvm::cl::ValuesClass packAlgorithmValues();
 
 /// What `policy` (insert-remat, memplan-pipeline) asks for: a Remat.h
 /// policy, one of the two solvers, or `auto` (budget with a budget,
@@ -48,6 +45,9 @@ llvm::cl::ValuesClass rematPolicyValues();
 
 /// The spelling of a policy choice, as the option takes it.
 llvm::StringRef stringifyRematPolicyChoice(RematPolicyChoice choice);
+
+/// The Remat.h policy a choice names; none for auto, chain and optimal.
+std::optional<RematPolicy> getRematPolicy(RematPolicyChoice choice);
 
 /// Appends the one bufferization every memplan flow uses (the pipeline and
 /// insert-remat's arena check): upstream one-shot-bufferize across function

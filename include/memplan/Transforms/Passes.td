@@ -397,13 +397,13 @@ def LowerTosaLeftoversPass : Pass<"memplan-lower-tosa-leftovers",
   let description = [{
     Upstream `tosa-to-linalg` keeps `tosa.apply_scale` (from `tosa.rescale`,
     in quantized programs) inside the `linalg.generic` bodies it emits, and
-    may leave `tosa.const`; nothing after it lowers them. When the module
-    holds any op of the TOSA dialect, this pass runs upstream
-    `tosa-to-arith{include-apply-rescale}` on it; otherwise it changes
-    nothing (upstream's conversion would also fold unrelated ops, such as a
-    `tensor.insert` into a constant, in programs without TOSA). Rejects
-    nothing: a TOSA op the conversion does not handle is left for
-    `memplan-verify-lowered` to report.
+    may leave `tosa.const`; nothing after it lowers them. This pass applies
+    upstream `tosa-to-arith`'s patterns (with the rescale ones, as
+    `include-apply-rescale` does) to the TOSA ops of the module only, without
+    folding or constant CSE: every other op stays as it is (upstream's pass,
+    a dialect conversion, would also fold unrelated ops, such as a
+    `tensor.insert` into a constant). Rejects nothing: a TOSA op the patterns
+    do not handle is left for `memplan-verify-lowered` to report.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
