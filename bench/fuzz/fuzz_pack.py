@@ -627,9 +627,11 @@ def run_case(driver, tool, rng, work, case):
 
     if bad_option:
         # Options are checked before the input is read; a value that is not
-        # a number at all is refused by the option parser itself (exit 2 since
-        # memplan-pack maps its failure to "bad input"; exit 1 before).
-        check(r.rc != 0 and ("error:" in r.err or limit == "abc"),
+        # a number at all, or not one of --algorithm's names, is refused by
+        # the option parser itself ("for the --<option> option: ..."; exit 2
+        # since memplan-pack maps its failure to "bad input"; exit 1 before).
+        check(r.rc != 0 and ("error:" in r.err or limit == "abc" or
+                             "for the --%s option:" % bad_option in r.err),
               "bad --%s accepted (exit %d)" % (bad_option, r.rc))
         check(r.rc == 2 or limit == "abc",
               "bad --%s: exit %d, expected 2" % (bad_option, r.rc))
