@@ -130,6 +130,7 @@ void mlir::memplan::buildMemplanPipeline(
     remat.algorithm = options.algorithm;
     remat.workLimit = options.workLimit;
     remat.timeLimit = options.timeLimit;
+    remat.quiet = options.quiet;
     pm.addPass(createInsertRematPass(remat));
   }
   pm.addPass(createMaterializeRematPass());

@@ -21,6 +21,9 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
+#include "llvm/Support/Process.h"
+
+#include <chrono>
 
 namespace mlir {
 namespace memplan {
@@ -230,11 +233,26 @@ LogicalResult InsertRematPass::rewrite(FunctionOpInterface func,
         rematBudgetSequence(g.graph, 64, /*pastFloor=*/true);
     uint64_t smallestArena = UINT64_MAX;
     std::string why;
+    // Progress for a person watching a long budgeted compile: the clock
+    // only decides when to print, never what is planned.
+    bool progress = !quiet && llvm::sys::Process::StandardErrIsDisplayed();
+    std::optional<std::chrono::steady_clock::time_point> lastLine;
+    size_t measured = 0;
     auto fitsAt = [&](size_t k) -> std::optional<bool> {
       std::optional<uint64_t> arena = measureArena(func, order[k], why);
       if (!arena)
         return std::nullopt;
       smallestArena = std::min(smallestArena, *arena);
+      ++measured;
+      auto now = std::chrono::steady_clock::now();
+      if (progress &&
+          (!lastLine || now - *lastLine >= std::chrono::seconds(1))) {
+        lastLine = now;
+        llvm::errs() << "memplan-insert-remat: @" << func.getName() << ": plan "
+                     << k + 1 << " of " << order.size() << " (" << measured
+                     << " measured): arena " << *arena << " bytes, budget "
+                     << budget << "\n";
+      }
       return *arena <= uint64_t(budget);
     };
     size_t last = order.size() - 1;

@@ -31,6 +31,7 @@
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Process.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <chrono>
@@ -81,6 +82,12 @@ static cl::opt<int64_t> nodeLimit(
              "; 0: none). Unlike the time limit, it gives the same schedule "
              "on any machine"),
     cl::init(kDefaultMILPNodes), cl::cat(category));
+
+static cl::opt<bool> quiet(
+    "quiet",
+    cl::desc("optimal: no progress lines (one when the MILP starts and one "
+             "when it ends, printed to stderr only when it is a terminal)"),
+    cl::cat(category));
 
 [[noreturn]] static void fail(const Twine &message) {
   errs() << "memplan-remat: error: " << message << "\n";
@@ -323,10 +330,25 @@ int main(int argc, char **argv) {
     if (result.cost == baseline)
       optimal = "yes";
   } else if (milp) {
+    // Progress for a person watching: the MILP is one long call, so a line
+    // when it starts and one when it ends.
+    bool progress = !quiet && sys::Process::StandardErrIsDisplayed();
+    auto started = std::chrono::steady_clock::now();
+    if (progress)
+      errs() << "memplan-remat: solving the MILP for " << graph.nodes.size()
+             << " nodes under a budget of " << options.budget
+             << " bytes (at most " << nodeLimit << " branch-and-bound nodes, "
+             << format("%g", double(timeLimit)) << " s)\n";
     RematMILPResult solved = solveRematMILP(
         graph, options.budget, timeLimit,
         greedy().feasible ? greedy().schedule : std::vector<size_t>(),
         nodeLimit);
+    if (progress)
+      errs() << "memplan-remat: the MILP took "
+             << format("%.1f", std::chrono::duration<double>(
+                                   std::chrono::steady_clock::now() - started)
+                                   .count())
+             << " s\n";
     using Status = RematMILPResult::Status;
     if (solved.stoppedOnTime)
       errs() << "memplan-remat: warning: the MILP stopped on the time limit, "

@@ -74,6 +74,12 @@ struct MemplanPipelineOptions
                      "cost-threshold, sqrt, budget, chain, optimal); auto, "
                      "the default: budget with a budget, none without"),
       llvm::cl::init(RematPolicyChoice::Auto), rematPolicyValues()};
+  PassOptions::Option<bool> quiet{
+      *this, "quiet",
+      llvm::cl::desc("With a budget: no progress lines (the plans measured "
+                     "against the budget, at most one a second, printed to "
+                     "stderr only when it is a terminal)"),
+      llvm::cl::init(false)};
   PassOptions::Option<bool> strict{
       *this, "strict",
       llvm::cl::desc("Reject the module when a function cannot be planned "

@@ -278,6 +278,12 @@ def InsertRematPass : Pass<"memplan-insert-remat", "::mlir::ModuleOp"> {
     target is lowered by the overshoot (8 rounds at most). If no plan fits,
     the error names the smallest arena measured.
 
+    With `check-arena` and stderr a terminal, each plan measured against the
+    budget may print a progress line there (`memplan-insert-remat: @f: plan
+    k of N (m measured): arena A bytes, budget B`): the first at once, then
+    at most one a second; `quiet` turns them off. They never change the
+    plan.
+
     `export-graph=<file>` writes the remat graph of every function whose
     backward pass reads a forward buffer, in the node-link JSON memplan-remat
     reads (node ids = graph indices, `name` = the buffer's op and location),
@@ -354,6 +360,9 @@ def InsertRematPass : Pass<"memplan-insert-remat", "::mlir::ModuleOp"> {
     Option<"timeLimit", "time-limit", "double", /*default=*/"0.0",
            "check-arena: the packer's wall-clock bound, in seconds (0: "
            "none)">,
+    Option<"quiet", "quiet", "bool", /*default=*/"false",
+           "check-arena: no progress lines (one per measured plan, at most "
+           "one a second, printed to stderr only when it is a terminal)">,
   ];
   // check-arena bufferizes and packs a copy of the module.
   let dependentDialects = ["::mlir::memplan::MemplanDialect",
