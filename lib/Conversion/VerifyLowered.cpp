@@ -33,18 +33,20 @@ struct VerifyLoweredPass
       // one error there, with the way to lower it, rather than one per op.
       if (auto nested = dyn_cast<ModuleOp>(op);
           nested && op != getOperation().getOperation()) {
-        bool leftovers = false;
+        Operation *leftover = nullptr;
         nested->walk([&](Operation *inner) {
-          if (!isa<ModuleOp>(inner) && !isAllowed(inner, nvvm))
-            leftovers = true;
+          if (!leftover && !isa<ModuleOp>(inner) && !isAllowed(inner, nvvm))
+            leftover = inner;
         });
-        if (!leftovers)
+        if (!leftover)
           return WalkResult::skip();
         nested.emitError("nested module")
             << (nested.getSymName() ? " @" + nested.getSymName()->str() : "")
-            << " is not lowered: memplan's pipeline plans and lowers the "
-               "top-level module's functions; run it on the nested module "
-               "(--pass-pipeline='builtin.module(builtin.module("
+            << " is not lowered for target=" << stringifyLoweringTarget(target)
+            << ": '" << leftover->getName()
+            << "' is left in it (the pipeline lowers nested modules for "
+               "target=cpu, except vector.mask; run it on the nested module "
+               "alone: --pass-pipeline='builtin.module(builtin.module("
                "memplan-pipeline))')";
         failedAny = true;
         return WalkResult::skip();

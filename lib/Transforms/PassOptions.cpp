@@ -6,8 +6,6 @@
 
 #include "memplan/Transforms/Passes.h"
 
-#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
-
 using namespace mlir;
 using namespace mlir::memplan;
 
@@ -74,9 +72,5 @@ llvm::cl::ValuesClass mlir::memplan::rematPolicyValues() {
 }
 
 void mlir::memplan::buildBufferizeStage(OpPassManager &pm) {
-  bufferization::OneShotBufferizePassOptions options;
-  options.bufferizeFunctionBoundaries = true;
-  options.functionBoundaryTypeConversion =
-      bufferization::LayoutMapOption::IdentityLayoutMap;
-  pm.addPass(bufferization::createOneShotBufferizePass(options));
+  pm.addPass(createBufferizeModulesPass());
 }

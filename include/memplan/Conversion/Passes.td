@@ -155,11 +155,10 @@ def VerifyLoweredPass : Pass<"memplan-verify-lowered", "::mlir::ModuleOp"> {
     occurrence; the pass fails):
     - `'<op>' is left after lowering for target=<t>: no stage of the
       pipeline lowers it, so the output would not run`
-    - `nested module @m is not lowered: memplan's pipeline plans and lowers
-      the top-level module's functions; run it on the nested module
-      (--pass-pipeline='builtin.module(builtin.module(memplan-pipeline))')`
-      (once per nested module with anything left in it, instead of one error
-      per op inside)
+    - `nested module @m is not lowered for target=<t>: '<op>' is left in it
+      (...)` (once per nested module with anything left in it, naming the
+      first op left, instead of one error per op inside; the pipeline lowers
+      nested modules for target=cpu except `vector.mask`)
   }];
   let options = [
     Option<"target", "target", "::mlir::memplan::LoweringTarget",

@@ -399,6 +399,24 @@ def DropTransformScriptsPass
   }];
 }
 
+def BufferizeModulesPass : Pass<"memplan-bufferize-modules",
+                                "::mlir::ModuleOp"> {
+  let summary = "One-shot-bufferize the module and every module nested in it";
+  let description = [{
+    Upstream `one-shot-bufferize` (across function boundaries, identity
+    layouts: planned buffers are plain allocations the packer can place)
+    handles the functions of the module it runs on, not those of modules
+    nested in it. This pass runs it on every `builtin.module` in the
+    operation, innermost first (a loop, not recursion), then on the
+    operation itself, so that functions at every nesting level are
+    bufferized, planned and lowered alike. The pipeline's bufferization
+    stage (`buildBufferizeStage`), used by `memplan-pipeline` and by
+    insert-remat's arena check.
+
+    Rejects what one-shot-bufferize rejects, with its located errors.
+  }];
+}
+
 def LowerTosaLeftoversPass : Pass<"memplan-lower-tosa-leftovers",
                                   "::mlir::ModuleOp"> {
   let summary = "Lower what upstream tosa-to-linalg leaves (tosa.apply_scale, "
