@@ -29,8 +29,13 @@ tools = ["memplan-opt", "memplan-pack", "memplan-remat", "memplan-zoo", "mlir-op
 if getattr(config, "memplan_have_cbc", False):
     config.available_features.add("cbc")
 
-# script(1) runs a command with a terminal (progress-line tests).
-if shutil.which("script"):
+# script(1) runs a command with a terminal (progress-line tests); the
+# util-linux one, with -q -e -c (BSD's has other options).
+import subprocess
+if shutil.which("script") and subprocess.run(
+        ["script", "-qec", "true", os.devnull],
+        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL).returncode == 0:
     config.available_features.add("script")
 
 # The GPU target: `cuda-toolkit` where memplan's CUDA runtime and

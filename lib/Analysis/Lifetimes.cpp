@@ -143,6 +143,20 @@ bool mlir::memplan::calleeKeepsNoReference(CallOpInterface call,
   return true;
 }
 
+std::string mlir::memplan::qualifiedFunctionName(Operation *func) {
+  std::string name;
+  if (auto symbol =
+          func->getAttrOfType<StringAttr>(SymbolTable::getSymbolAttrName()))
+    name = symbol.str();
+  for (auto module = func->getParentOfType<ModuleOp>();
+       module && module->getParentOp();
+       module = module->getParentOfType<ModuleOp>())
+    name =
+        (module.getSymName() ? module.getSymName()->str() : std::string("_")) +
+        "::" + name;
+  return name;
+}
+
 std::string mlir::memplan::describeOp(Operation *op) {
   std::string text;
   llvm::raw_string_ostream os(text);

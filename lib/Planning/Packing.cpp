@@ -1656,9 +1656,9 @@ static PackResult packOnThisStack(ArrayRef<PackItem> items,
   llvm::stable_sort(open, [&](size_t a, size_t b) {
     return states[a].arena > states[b].arena;
   });
-  for (auto [done, k] : llvm::enumerate(open)) {
+  for (auto [probed, k] : llvm::enumerate(open)) {
     probeSegment(segments[k], states[k], result.offsets,
-                 budget.share(1.0 / static_cast<double>(open.size() - done)));
+                 budget.share(1.0 / static_cast<double>(open.size() - probed)));
   }
   result.provenLowerBound = result.lowerBound;
   for (const SegmentSearch &state : states) {

@@ -143,6 +143,8 @@ struct InsertRematPass
                                   FunctionRematGraph &g,
                                   const RematOptions &options);
   enum class Solver { None, Chain, MILP } solver = Solver::None;
+  /// When the last progress line was printed (one throttle for the run).
+  std::optional<std::chrono::steady_clock::time_point> lastProgressLine;
   /// export-graph: how many functions will be written (decides file names).
   unsigned exported = 0;
   LogicalResult writeGraph(FunctionOpInterface func, FunctionRematGraph &g);
@@ -169,7 +171,7 @@ LogicalResult InsertRematPass::writeGraph(FunctionOpInterface func,
   std::string path = exportGraph;
   if (exported > 1) {
     StringRef stem = StringRef(path).rsplit('.').first;
-    path = (stem + "-" + func.getName() + ".json").str();
+    path = (stem + "-" + qualifiedFunctionName(func) + ".json").str();
   }
   llvm::json::Array nodes, links;
   for (auto [k, node] : llvm::enumerate(g.graph.nodes)) {
@@ -193,7 +195,8 @@ LogicalResult InsertRematPass::writeGraph(FunctionOpInterface func,
             llvm::json::Value(llvm::json::Object{
                 {"directed", true},
                 {"multigraph", false},
-                {"graph", llvm::json::Object{{"function", func.getName()}}},
+                {"graph",
+                 llvm::json::Object{{"function", qualifiedFunctionName(func)}}},
                 {"nodes", std::move(nodes)},
                 {"links", std::move(links)}}))
      << "\n";
@@ -236,7 +239,6 @@ LogicalResult InsertRematPass::rewrite(FunctionOpInterface func,
     // Progress for a person watching a long budgeted compile: the clock
     // only decides when to print, never what is planned.
     bool progress = !quiet && llvm::sys::Process::StandardErrIsDisplayed();
-    std::optional<std::chrono::steady_clock::time_point> lastLine;
     size_t measured = 0;
     auto fitsAt = [&](size_t k) -> std::optional<bool> {
       std::optional<uint64_t> arena = measureArena(func, order[k], why);
@@ -245,13 +247,13 @@ LogicalResult InsertRematPass::rewrite(FunctionOpInterface func,
       smallestArena = std::min(smallestArena, *arena);
       ++measured;
       auto now = std::chrono::steady_clock::now();
-      if (progress &&
-          (!lastLine || now - *lastLine >= std::chrono::seconds(1))) {
-        lastLine = now;
-        llvm::errs() << "memplan-insert-remat: @" << func.getName() << ": plan "
-                     << k + 1 << " of " << order.size() << " (" << measured
-                     << " measured): arena " << *arena << " bytes, budget "
-                     << budget << "\n";
+      if (progress && (!lastProgressLine ||
+                       now - *lastProgressLine >= std::chrono::seconds(1))) {
+        lastProgressLine = now;
+        llvm::errs() << "memplan-insert-remat: @" << qualifiedFunctionName(func)
+                     << ": plan " << k + 1 << " of " << order.size() << " ("
+                     << measured << " measured): arena " << *arena
+                     << " bytes, budget " << budget << "\n";
       }
       return *arena <= uint64_t(budget);
     };
@@ -282,6 +284,10 @@ LogicalResult InsertRematPass::rewrite(FunctionOpInterface func,
     if (!chosen)
       return infeasible(smallestArena);
     plan = order[*chosen];
+    if (progress)
+      llvm::errs() << "memplan-insert-remat: @" << qualifiedFunctionName(func)
+                   << ": chose plan " << *chosen + 1 << " of " << order.size()
+                   << " after " << measured << " measured\n";
   }
   recordDecisions(func, g, plan);
   if (budget > 0)

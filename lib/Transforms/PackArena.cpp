@@ -146,7 +146,7 @@ PackArenaPass::packFunction(FunctionOpInterface func, PackAlgorithm algo,
     return failure();
   if (!*analysed) {
     ReportFunction report;
-    report.name = func.getName().str();
+    report.name = qualifiedFunctionName(func);
     report.unplannedReason =
         func->getAttrOfType<StringAttr>(MemplanDialect::getUnplannedAttrName())
             .str();
@@ -305,7 +305,7 @@ LogicalResult PackArenaPass::packSpace(FunctionOpInterface func,
   PackResult result = pack(items, options);
 
   ReportFunction report;
-  report.name = func.getName().str();
+  report.name = qualifiedFunctionName(func);
   if (space)
     report.memorySpace = describeMemorySpace(space);
   report.alignment = arenaAlignment;

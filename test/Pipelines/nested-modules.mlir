@@ -1,6 +1,8 @@
 // Functions of nested modules, at any depth, are bufferized, planned,
 // reported and lowered like the top-level ones.
-// RUN: memplan-opt %s --memplan-pipeline="report=%t.json" | FileCheck %s
+// RUN: memplan-opt %s --memplan-pipeline="report=%t.json" -o %t.ll
+// RUN: FileCheck %s --input-file=%t.ll
+// RUN: FileCheck %s --check-prefix=NONE --input-file=%t.ll
 // RUN: FileCheck %s --check-prefix=REPORT --input-file=%t.json
 
 // CHECK: module @outer
@@ -11,16 +13,19 @@
 // CHECK-NOT:   llvm.call @malloc
 // CHECK:   llvm.func @middle
 // CHECK: llvm.func @top
-// CHECK-NOT: func.func
-// CHECK-NOT: linalg.
+// Nothing left unlowered at any level.
+// NONE-NOT: func.func
+// NONE-NOT: linalg.
+// NONE-NOT: memref.
 
-// One report for all levels, in walk order: @deep's two intermediates are
-// live together (128 bytes), @middle's and @top's one each (64 bytes).
+// One report for all levels, in walk order, each function named by its
+// module path: @deep's two intermediates are live together (128 bytes),
+// @middle's and @top's one each (64 bytes).
 // REPORT: "arena_bytes": 128
 // REPORT: "lower_bound_bytes": 128
-// REPORT-NEXT: "name": "deep"
+// REPORT-NEXT: "name": "outer::inner::deep"
 // REPORT: "arena_bytes": 64
-// REPORT: "name": "middle"
+// REPORT: "name": "outer::middle"
 // REPORT: "arena_bytes": 64
 // REPORT: "name": "top"
 // REPORT-NOT: "unplanned"

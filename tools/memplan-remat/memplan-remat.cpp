@@ -334,11 +334,15 @@ int main(int argc, char **argv) {
     // when it starts and one when it ends.
     bool progress = !quiet && sys::Process::StandardErrIsDisplayed();
     auto started = std::chrono::steady_clock::now();
-    if (progress)
+    if (progress) {
       errs() << "memplan-remat: solving the MILP for " << graph.nodes.size()
-             << " nodes under a budget of " << options.budget
-             << " bytes (at most " << nodeLimit << " branch-and-bound nodes, "
-             << format("%g", double(timeLimit)) << " s)\n";
+             << " nodes under a budget of " << options.budget << " bytes (";
+      if (nodeLimit > 0)
+        errs() << "at most " << nodeLimit << " branch-and-bound nodes, ";
+      else
+        errs() << "no node limit, ";
+      errs() << format("%g", double(timeLimit)) << " s)\n";
+    }
     RematMILPResult solved = solveRematMILP(
         graph, options.budget, timeLimit,
         greedy().feasible ? greedy().schedule : std::vector<size_t>(),

@@ -138,6 +138,12 @@ analyzeForPlanning(FunctionOpInterface func, bool strict);
 /// through at most a few levels of calls (no recursion on the input).
 bool calleeKeepsNoReference(CallOpInterface call, unsigned argIndex);
 
+/// A function's name in reports, exported files and progress lines: its
+/// symbol name, prefixed by the names of the nested modules holding it
+/// ("outer::inner::f"; "_" for an unnamed one), so that same-named functions
+/// at different levels stay apart. Top-level functions keep their name.
+std::string qualifiedFunctionName(Operation *func);
+
 /// "<op name> @ <file:line:col>": how reports and remat decisions name the
 /// buffer an op creates (a recomputed op's `memplan.recompute` location name
 /// is looked through, so it is named like the op it copies).

@@ -10,8 +10,9 @@
 //   memplan-annotate-lifetimes   tensor level: lifetimes, early rejections
 //   memplan-insert-remat         with budget= or policy=: recompute to fit
 //   memplan-materialize-remat    inline recompute regions, drop checkpoints
-//   one-shot-bufferize           upstream; function boundaries, identity
-//                                layouts
+//   memplan-bufferize-modules    upstream one-shot-bufferize (function
+//                                boundaries, identity layouts) on every
+//                                module, nested ones first
 //   memplan-pack-arena           one arena per function, reports
 //   memplan-verify-plan          independent check of the plan
 //   target=cpu:  convert-memplan-to-memref, memplan-lower-to-llvm

@@ -50,8 +50,9 @@ llvm::StringRef stringifyRematPolicyChoice(RematPolicyChoice choice);
 std::optional<RematPolicy> getRematPolicy(RematPolicyChoice choice);
 
 /// Appends the one bufferization every memplan flow uses (the pipeline and
-/// insert-remat's arena check): upstream one-shot-bufferize across function
-/// boundaries with identity layouts, so that planned buffers are plain
+/// insert-remat's arena check): memplan-bufferize-modules, upstream
+/// one-shot-bufferize across function boundaries with identity layouts on
+/// every module (nested ones first), so that planned buffers are plain
 /// allocations the packer can place.
 void buildBufferizeStage(OpPassManager &pm);
 

@@ -278,11 +278,13 @@ def InsertRematPass : Pass<"memplan-insert-remat", "::mlir::ModuleOp"> {
     target is lowered by the overshoot (8 rounds at most). If no plan fits,
     the error names the smallest arena measured.
 
-    With `check-arena` and stderr a terminal, each plan measured against the
-    budget may print a progress line there (`memplan-insert-remat: @f: plan
-    k of N (m measured): arena A bytes, budget B`): the first at once, then
-    at most one a second; `quiet` turns them off. They never change the
-    plan.
+    With `check-arena`, policy `budget` and stderr a terminal, each plan
+    measured against the budget may print a progress line there
+    (`memplan-insert-remat: @f: plan k of N (m measured): arena A bytes,
+    budget B`): the first at once, then at most one a second over the whole
+    run, and one line per function naming the plan chosen; `quiet` turns
+    them off. They never change the plan. (`chain` and `optimal` print
+    none.)
 
     `export-graph=<file>` writes the remat graph of every function whose
     backward pass reads a forward buffer, in the node-link JSON memplan-remat
