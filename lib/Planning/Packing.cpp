@@ -9,7 +9,6 @@
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallVector.h"
-#include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/CheckedArithmetic.h"
 #include "llvm/Support/MathExtras.h"
 #include "llvm/Support/thread.h"
@@ -26,16 +25,6 @@
 
 using namespace mlir::memplan;
 using llvm::ArrayRef;
-
-std::optional<PackAlgorithm>
-mlir::memplan::parsePackAlgorithm(llvm::StringRef name) {
-  return llvm::StringSwitch<std::optional<PackAlgorithm>>(name)
-      .Case("greedy-size", PackAlgorithm::GreedySize)
-      .Case("greedy-time", PackAlgorithm::GreedyTime)
-      .Case("best", PackAlgorithm::Best)
-      .Case("exact", PackAlgorithm::Exact)
-      .Default(std::nullopt);
-}
 
 llvm::StringRef mlir::memplan::stringifyPackAlgorithm(PackAlgorithm algorithm) {
   switch (algorithm) {

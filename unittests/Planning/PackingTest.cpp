@@ -98,9 +98,20 @@ const PackAlgorithm kAll[] = {PackAlgorithm::GreedySize,
                               PackAlgorithm::Exact};
 
 TEST(PackingTest, ParseNames) {
-  for (PackAlgorithm a : kAll)
-    EXPECT_EQ(parsePackAlgorithm(stringifyPackAlgorithm(a)), a);
-  EXPECT_FALSE(parsePackAlgorithm("fastest").has_value());
+  // The option every tool and pass declares: each algorithm's name parses
+  // back to it, an unknown name is refused.
+  llvm::cl::opt<PackAlgorithm> option("test-pack-algorithm", llvm::cl::Hidden,
+                                      llvm::cl::init(PackAlgorithm::Best),
+                                      packAlgorithmValues());
+  for (PackAlgorithm a : kAll) {
+    PackAlgorithm parsed = PackAlgorithm::Best;
+    EXPECT_FALSE(option.getParser().parse(option, "test-pack-algorithm",
+                                          stringifyPackAlgorithm(a), parsed));
+    EXPECT_EQ(parsed, a);
+  }
+  PackAlgorithm ignored;
+  EXPECT_TRUE(option.getParser().parse(option, "test-pack-algorithm", "fastest",
+                                       ignored));
 }
 
 TEST(PackingTest, Empty) {

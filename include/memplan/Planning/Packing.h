@@ -54,8 +54,6 @@ enum class PackAlgorithm {
   Exact,
 };
 
-/// Parses "greedy-size", "greedy-time", "best", "exact".
-std::optional<PackAlgorithm> parsePackAlgorithm(llvm::StringRef name);
 /// The values of every `algorithm` option (memplan-pack, pack-arena,
 /// insert-remat, memplan-pipeline), named as stringifyPackAlgorithm does.
 llvm::cl::ValuesClass packAlgorithmValues();
