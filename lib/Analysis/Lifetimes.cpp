@@ -49,10 +49,11 @@ static LogicalResult checkStaticShape(Location loc, Type type) {
   auto shaped = cast<ShapedType>(type);
   if (!shaped.hasRank())
     return emitError(loc) << "unranked type " << type
-                          << " is not supported: memplan plans static shapes";
+                          << " is not supported: memplan plans ranked shapes";
   if (!shaped.hasStaticShape())
     return emitError(loc) << "dynamic shape " << type
-                          << " is not supported: memplan plans static shapes";
+                          << " is not supported here: budgets and "
+                             "rematerialization plan static shapes";
   return success();
 }
 
@@ -211,8 +212,10 @@ namespace memplan {
 /// hull of its members' definitions and uses.
 class LifetimeBuilder {
 public:
-  LifetimeBuilder(FunctionOpInterface func, FunctionLifetimes &out)
-      : func(func), out(out), layout(DataLayout::closest(func)) {}
+  LifetimeBuilder(FunctionOpInterface func, FunctionLifetimes &out,
+                  bool allowDynamicShapes)
+      : func(func), out(out), layout(DataLayout::closest(func)),
+        allowDynamicShapes(allowDynamicShapes) {}
 
   LogicalResult run();
 
@@ -249,9 +252,13 @@ private:
     rootKind[ids.lookup(value)] = kind;
   }
 
+  /// The shape check for arguments and new buffers.
+  LogicalResult checkShape(Location loc, Type type) const;
+
   mutable FunctionOpInterface func;
   FunctionLifetimes &out;
   DataLayout layout;
+  bool allowDynamicShapes = false;
   SmallVector<Operation *> steppedOps;
   // Every analysed tensor/memref value, its id and union-find parent.
   SmallVector<Value> values;
@@ -321,7 +328,7 @@ LogicalResult LifetimeBuilder::addValue(Value value, Location loc) {
   if (auto arg = dyn_cast<BlockArgument>(value);
       arg && arg.getOwner()->getParentOp() == func.getOperation() &&
       arg.getOwner()->isEntryBlock() &&
-      failed(checkStaticShape(loc, value.getType())))
+      failed(checkShape(loc, value.getType())))
     return failure();
   ids[value] = values.size();
   parent.push_back(values.size());
@@ -365,7 +372,7 @@ LogicalResult LifetimeBuilder::classifyResults(Operation *op) {
       isa<memref::GetGlobalOp, memref::AllocaOp, ArenaOp, CallOpInterface>(op))
     return markAll(RootKind::External);
   // Already placed.
-  if (isa<ViewOp>(op))
+  if (isa<ViewOp, DynamicViewOp>(op))
     return markAll(RootKind::Placed);
   // New buffers.
   if (isa<memref::AllocOp, memref::ReallocOp, bufferization::AllocTensorOp,
@@ -375,10 +382,22 @@ LogicalResult LifetimeBuilder::classifyResults(Operation *op) {
       (op->hasTrait<OpTrait::Elementwise>() &&
        llvm::all_of(op->getResultTypes(),
                     [](Type t) { return isa<TensorType>(t); }))) {
-    for (Value result : results)
+    for (Value result : results) {
+      if (failed(checkShape(op->getLoc(), result.getType())))
+        return failure();
+      if (!cast<ShapedType>(result.getType()).hasStaticShape()) {
+        // Sized at run time (allowDynamicShapes): only the element type.
+        if (!getElementStorageBytes(
+                cast<ShapedType>(result.getType()).getElementType(), layout))
+          return op->emitError("element type of ")
+                 << result.getType()
+                 << " has no storage size in the data layout";
+        continue;
+      }
       if (failed(
               getCheckedStorageBytes(op->getLoc(), result.getType(), layout)))
         return failure();
+    }
     return markAll(RootKind::Allocated);
   }
   // Aliases of one operand.
@@ -667,6 +686,13 @@ LogicalResult LifetimeBuilder::checkCFGLoopCarried(const Liveness &liveness) {
   return success();
 }
 
+LogicalResult LifetimeBuilder::checkShape(Location loc, Type type) const {
+  auto shaped = cast<ShapedType>(type);
+  if (allowDynamicShapes && shaped.hasRank())
+    return success();
+  return checkStaticShape(loc, type);
+}
+
 LogicalResult LifetimeBuilder::run() {
   Region &body = func.getFunctionBody();
   if (body.empty())
@@ -809,13 +835,15 @@ LogicalResult LifetimeBuilder::run() {
     root.kind = kind->second;
     root.live = classLive[index];
     root.returned = classReturned[index];
-    if (root.kind == RootKind::Placed)
-      root.size =
-          cast<ViewOp>(root.value.getDefiningOp()).getPlacement().getSize();
-    else if (root.kind == RootKind::Allocated)
-      root.size = *getStaticStorageBytes(cast<ShapedType>(root.value.getType()),
-                                         layout);
-    else
+    auto shaped = cast<ShapedType>(root.value.getType());
+    if (auto view = root.value.getDefiningOp<ViewOp>())
+      root.size = view.getPlacement().getSize();
+    else if (root.kind == RootKind::Placed || root.kind == RootKind::Allocated)
+      root.dynamicSize = !shaped.hasStaticShape();
+    if (root.kind == RootKind::Placed || root.kind == RootKind::Allocated) {
+      if (!root.dynamicSize && !root.value.getDefiningOp<ViewOp>())
+        root.size = *getStaticStorageBytes(shaped, layout);
+    } else
       root.size =
           getStaticStorageBytes(cast<ShapedType>(root.value.getType()), layout)
               .value_or(0);
@@ -830,26 +858,22 @@ LogicalResult LifetimeBuilder::run() {
 }
 
 FailureOr<FunctionLifetimes>
-FunctionLifetimes::analyze(FunctionOpInterface func) {
+FunctionLifetimes::analyze(FunctionOpInterface func, bool allowDynamicShapes) {
   FunctionLifetimes result;
-  if (failed(LifetimeBuilder(func, result).run()))
+  if (failed(LifetimeBuilder(func, result, allowDynamicShapes).run()))
     return failure();
   return result;
 }
 
-FailureOr<std::optional<FunctionLifetimes>>
-mlir::memplan::analyzeForPlanning(FunctionOpInterface func, bool strict) {
-  if (isUnplannedFunction(func))
-    return std::optional<FunctionLifetimes>();
-  if (strict) {
-    FailureOr<FunctionLifetimes> lifetimes = FunctionLifetimes::analyze(func);
-    if (failed(lifetimes))
-      return failure();
-    return std::optional<FunctionLifetimes>(std::move(*lifetimes));
-  }
-  // Hold the analysis' errors back; the first becomes the warning.
+FailureOr<bool> mlir::memplan::attemptWithFallback(
+    FunctionOpInterface func, bool strict,
+    llvm::function_ref<LogicalResult()> attempt) {
+  if (strict)
+    return failed(attempt()) ? FailureOr<bool>(failure())
+                             : FailureOr<bool>(true);
+  // Hold the attempt's errors back; the first becomes the warning.
   SmallVector<Diagnostic> errors;
-  FailureOr<FunctionLifetimes> lifetimes = failure();
+  LogicalResult result = failure();
   {
     ScopedDiagnosticHandler hold(func.getContext(), [&](Diagnostic &diag) {
       if (diag.getSeverity() != DiagnosticSeverity::Error)
@@ -857,10 +881,10 @@ mlir::memplan::analyzeForPlanning(FunctionOpInterface func, bool strict) {
       errors.push_back(std::move(diag));
       return success();
     });
-    lifetimes = FunctionLifetimes::analyze(func);
+    result = attempt();
   }
-  if (succeeded(lifetimes))
-    return std::optional<FunctionLifetimes>(std::move(*lifetimes));
+  if (succeeded(result))
+    return true;
   std::string why = errors.empty() ? std::string("the lifetime analysis failed")
                                    : errors.front().str();
   Location loc = errors.empty() ? func.getLoc() : errors.front().getLocation();
@@ -872,5 +896,22 @@ mlir::memplan::analyzeForPlanning(FunctionOpInterface func, bool strict) {
       warning.attachNote(note.getLocation()) << note.str();
   func->setAttr(MemplanDialect::getUnplannedAttrName(),
                 StringAttr::get(func.getContext(), why));
-  return std::optional<FunctionLifetimes>();
+  return false;
+}
+
+FailureOr<std::optional<FunctionLifetimes>>
+mlir::memplan::analyzeForPlanning(FunctionOpInterface func, bool strict,
+                                  bool allowDynamicShapes) {
+  if (isUnplannedFunction(func))
+    return std::optional<FunctionLifetimes>();
+  FailureOr<FunctionLifetimes> lifetimes = failure();
+  FailureOr<bool> analysed = attemptWithFallback(func, strict, [&] {
+    lifetimes = FunctionLifetimes::analyze(func, allowDynamicShapes);
+    return failed(lifetimes) ? failure() : success();
+  });
+  if (failed(analysed))
+    return failure();
+  if (!*analysed)
+    return std::optional<FunctionLifetimes>();
+  return std::optional<FunctionLifetimes>(std::move(*lifetimes));
 }

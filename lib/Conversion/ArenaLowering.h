@@ -15,11 +15,20 @@
 namespace mlir {
 namespace memplan {
 /// Replaces `arena` by `buffer` (a memref of the arena's type): each
-/// memplan.view becomes a memref.view of `buffer` at its byte offset; the
-/// arena op is erased.
+/// memplan.view and memplan.dynamic_view becomes a memref.view of `buffer`
+/// at its byte offset; the arena op is erased.
 inline void replaceArena(ArenaOp arena, Value buffer) {
   OpBuilder b(arena);
   for (Operation *user : llvm::make_early_inc_range(arena->getUsers())) {
+    if (auto dynamic = dyn_cast<DynamicViewOp>(user)) {
+      b.setInsertionPoint(dynamic);
+      auto replacement =
+          memref::ViewOp::create(b, dynamic.getLoc(), dynamic.getType(), buffer,
+                                 dynamic.getOffset(), dynamic.getSizes());
+      dynamic.getResult().replaceAllUsesWith(replacement.getResult());
+      dynamic.erase();
+      continue;
+    }
     auto view = cast<ViewOp>(user);
     b.setInsertionPoint(view);
     Value offset = arith::ConstantIndexOp::create(

@@ -121,6 +121,10 @@ struct ConvertMemplanToGPUPass
         if (arena->getBlock() != &func.getBody().front())
           return arena.emitError(
               "memplan.arena must be in the entry block of a function body");
+        if (arena.isDynamic())
+          return arena.emitError(
+              "memplan.arena sized at run time in a device function: "
+              "target=nvvm supports static shapes only");
         if (arena.getType().getMemorySpace())
           return arena.emitError("memplan.arena in memory space ")
                  << describeMemorySpace(arena.getType().getMemorySpace())

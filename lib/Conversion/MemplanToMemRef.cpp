@@ -42,8 +42,11 @@ struct ConvertMemplanToMemRefPass
       return arena.emitError(
           "memplan.arena must be in the entry block of a function body");
     OpBuilder builder(arena);
+    SmallVector<Value, 1> size;
+    if (Value bytes = arena.getSize())
+      size.push_back(bytes);
     auto alloc = memref::AllocOp::create(
-        builder, arena.getLoc(), arena.getType(),
+        builder, arena.getLoc(), arena.getType(), size,
         builder.getI64IntegerAttr(arena.getAlignment()));
     // Freed at every exit of the function.
     for (Block &block : func.getFunctionBody()) {

@@ -158,6 +158,20 @@ LogicalResult MemplanDialect::verifyOperationAttribute(Operation *op,
                              << "' must be a finite, non-negative number";
     return success();
   }
+  if (attr.getName() == getBoundsAttrName()) {
+    auto dict = dyn_cast<DictionaryAttr>(attr.getValue());
+    if (!dict || !isa<FunctionOpInterface>(op))
+      return op->emitError() << "'" << getBoundsAttrName()
+                             << "' must be a dictionary on a function";
+    for (NamedAttribute bound : dict) {
+      auto value = dyn_cast<IntegerAttr>(bound.getValue());
+      if (!value || !value.getType().isSignlessInteger() || value.getInt() < 0)
+        return op->emitError() << "'" << getBoundsAttrName() << "' bound of '"
+                               << bound.getName().getValue()
+                               << "' must be a non-negative integer";
+    }
+    return success();
+  }
   if (attr.getName() == getRematAttrName()) {
     if (!isa<DictionaryAttr>(attr.getValue()))
       return op->emitError()
@@ -182,6 +196,31 @@ LogicalResult MemplanDialect::verifyRegionArgAttribute(Operation *op,
                                                        unsigned regionIndex,
                                                        unsigned argIndex,
                                                        NamedAttribute attr) {
+  if (attr.getName() == getSymbolsAttrName()) {
+    auto func = dyn_cast<FunctionOpInterface>(op);
+    if (!func || regionIndex != 0 || func.isExternal() ||
+        argIndex >= func.getNumArguments())
+      return op->emitError() << "'" << getSymbolsAttrName()
+                             << "' must be on an argument of a function";
+    Type type = func.getArgument(argIndex).getType();
+    auto isName = [](Attribute a) { return isa<StringAttr>(a); };
+    if (type.isIndex()) {
+      if (!isName(attr.getValue()))
+        return op->emitError() << "'" << getSymbolsAttrName()
+                               << "' of an index argument must be a string";
+      return success();
+    }
+    auto shaped = dyn_cast<ShapedType>(type);
+    auto names = dyn_cast<ArrayAttr>(attr.getValue());
+    if (!shaped || !shaped.hasRank() || !names ||
+        static_cast<int64_t>(names.size()) != shaped.getRank() ||
+        !llvm::all_of(names, isName))
+      return op->emitError()
+             << "'" << getSymbolsAttrName()
+             << "' of a ranked shaped argument must be an array of one "
+                "string per dimension";
+    return success();
+  }
   if (attr.getName() != getLifetimeAttrName())
     return op->emitError() << "unknown memplan argument attribute '"
                            << attr.getName().getValue() << "'";
@@ -228,8 +267,16 @@ PlacementAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 
 LogicalResult ArenaOp::verify() {
   MemRefType type = getType();
-  if (!type.hasStaticShape() || type.getDimSize(0) <= 0)
-    return emitOpError("arena must have a static, positive size, got ") << type;
+  if (isDynamic()) {
+    if (type.hasStaticShape())
+      return emitOpError("an arena with a run-time size must have type "
+                         "memref<?xi8>, got ")
+             << type;
+  } else if (!type.hasStaticShape() || type.getDimSize(0) <= 0) {
+    return emitOpError("arena must have a static, positive size (or a "
+                       "run-time `size` operand), got ")
+           << type;
+  }
   if (!type.getLayout().isIdentity())
     return emitOpError("arena must have the identity layout");
   int64_t alignment = getAlignment();
@@ -276,6 +323,37 @@ LogicalResult ViewOp::verify() {
     return emitOpError("placed bytes [")
            << offset << ", " << offset + size << ") exceed the arena of "
            << arenaType.getDimSize(0) << " bytes";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// DynamicViewOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult DynamicViewOp::verify() {
+  MemRefType type = getType();
+  if (!type.getLayout().isIdentity())
+    return emitOpError("result must have the identity layout, got ") << type;
+  std::optional<uint64_t> elementBytes =
+      getElementStorageBytes(type.getElementType(), DataLayout::closest(*this));
+  if (!elementBytes)
+    return emitOpError("element type ")
+           << type.getElementType() << " has no storage size";
+  if (getSizes().size() != static_cast<size_t>(type.getNumDynamicDims()))
+    return emitOpError("expected ") << type.getNumDynamicDims() << " sizes for "
+                                    << type << ", got " << getSizes().size();
+  int64_t alignment = getAlignment();
+  if (alignment <= 0 || !llvm::isPowerOf2_64(alignment) ||
+      static_cast<uint64_t>(alignment) < *elementBytes)
+    return emitOpError("alignment must be a power of two of at least the "
+                       "element's ")
+           << *elementBytes << " bytes, got " << alignment;
+  MemRefType arenaType = getArena().getType();
+  if (arenaType.getMemorySpace() != type.getMemorySpace())
+    return emitOpError("result memory space ")
+           << describeMemorySpace(type.getMemorySpace())
+           << " differs from its arena's ("
+           << describeMemorySpace(arenaType.getMemorySpace()) << ")";
   return success();
 }
 

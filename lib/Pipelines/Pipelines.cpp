@@ -149,6 +149,10 @@ void mlir::memplan::buildMemplanPipeline(
   pack.html = options.html;
   pack.explain = options.explain;
   pack.strict = options.strict;
+  pack.symbolicAlgorithm = options.symbolicAlgorithm;
+  pack.bounded = options.bounded;
+  pack.boundsOption = options.bounds;
+  pack.evalOption = options.eval;
   pm.addPass(createPackArenaPass(pack));
   pm.addPass(createVerifyPlanPass());
   VerifyLoweredPassOptions lowered;

@@ -48,6 +48,8 @@ mlir::memplan::writeJsonReport(llvm::StringRef path,
                     {"end", b.end}};
       if (b.recomputed)
         buffer["recomputed"] = true;
+      if (!b.sizeExpr.empty())
+        buffer["size_expr"] = b.sizeExpr;
       buffers.push_back(std::move(buffer));
     }
 
@@ -85,6 +87,37 @@ mlir::memplan::writeJsonReport(llvm::StringRef path,
                  {"recompute_cost", f.remat->recomputeCost},
                  {"baseline_cost", f.remat->baselineCost},
                  {"decisions", std::move(decisions)}};
+    }
+    if (f.symbolic) {
+      Array symbols, points;
+      for (const ReportSymbol &sym : f.symbolic->symbols) {
+        Object symbol{{"name", sym.name}, {"source", sym.source}};
+        if (sym.bound)
+          symbol["bound"] = static_cast<int64_t>(*sym.bound);
+        symbols.push_back(std::move(symbol));
+      }
+      for (const ReportPoint &p : f.symbolic->points) {
+        Object values;
+        for (const auto &[name, value] : p.values)
+          values[name] = static_cast<int64_t>(value);
+        Object point{
+            {"label", p.label},
+            {"values", std::move(values)},
+            {"arena_bytes", static_cast<int64_t>(p.arenaBytes)},
+            {"lower_bound_bytes", static_cast<int64_t>(p.lowerBoundBytes)}};
+        auto add = [&](const char *key, uint64_t bytes) {
+          if (bytes)
+            point[key] = static_cast<int64_t>(bytes);
+        };
+        add("partitions_bytes", p.partitionsBytes);
+        add("ordered_bytes", p.orderedBytes);
+        add("static_bytes", p.staticBytes);
+        points.push_back(std::move(point));
+      }
+      function["symbolic"] = Object{{"mode", f.symbolic->mode},
+                                    {"algorithm", f.symbolic->algorithm},
+                                    {"symbols", std::move(symbols)},
+                                    {"points", std::move(points)}};
     }
     functionsJson.push_back(std::move(function));
   }
@@ -225,6 +258,28 @@ void mlir::memplan::writeExplanation(llvm::raw_ostream &os,
     if (!f.optimal && f.provenLowerBoundBytes > f.lowerBoundBytes)
       os << ", proven: no arena below " << formatBytes(f.provenLowerBoundBytes);
     os << (f.optimal ? ", proven minimal" : "") << "\n";
+    if (f.symbolic) {
+      // Sizes known at run time: name the point these figures are at, and
+      // give every other point the report evaluated.
+      auto describe = [](const ReportPoint &p) {
+        std::string text;
+        for (const auto &[name, value] : p.values)
+          text +=
+              (text.empty() ? "" : ",") + name + "=" + std::to_string(value);
+        return text.empty() ? std::string("(no symbols)") : text;
+      };
+      os << "  sizes known at run time (" << f.symbolic->mode << " plan"
+         << (f.symbolic->mode == "symbolic" ? ", " + f.symbolic->algorithm
+                                            : std::string())
+         << "); the figures above are at the "
+         << f.symbolic->points.front().label << " point "
+         << describe(f.symbolic->points.front()) << "\n";
+      for (const ReportPoint &p :
+           llvm::ArrayRef(f.symbolic->points).drop_front())
+        os << "  at " << p.label << " " << describe(p) << ": arena "
+           << formatBytes(p.arenaBytes) << ", lower bound "
+           << formatBytes(p.lowerBoundBytes) << "\n";
+    }
     std::vector<const ReportBuffer *> atPeak;
     for (const ReportBuffer &b : f.buffers)
       if (b.start <= peakStep && peakStep < b.end)

@@ -30,6 +30,20 @@ mlir::memplan::stringifySymbolicAlgorithm(SymbolicAlgorithm algorithm) {
   return "auto";
 }
 
+llvm::cl::ValuesClass mlir::memplan::symbolicAlgorithmValues() {
+  auto value = [](SymbolicAlgorithm a, llvm::StringRef help) {
+    return llvm::cl::OptionEnumValue{stringifySymbolicAlgorithm(a),
+                                     static_cast<int>(a), help};
+  };
+  return llvm::cl::ValuesClass(
+      {value(SymbolicAlgorithm::Partitions,
+             "tract's partitions: disjoint lifetimes share one, end to end"),
+       value(SymbolicAlgorithm::Ordered,
+             "the order of a packing at representative sizes"),
+       value(SymbolicAlgorithm::Auto,
+             "both; the smaller arena is chosen at run time (default)")});
+}
+
 namespace {
 /// Calls `visit(earlier, later)` once for every pair of items whose
 /// lifetimes overlap, `earlier` starting first (ties by index). A sweep in

@@ -31,7 +31,7 @@ struct AnnotateLifetimesPass
       if (func.isExternal() || isHostFunction(func))
         return WalkResult::advance();
       FailureOr<std::optional<FunctionLifetimes>> lifetimes =
-          analyzeForPlanning(func, strict);
+          analyzeForPlanning(func, strict, /*allowDynamicShapes=*/true);
       if (failed(lifetimes))
         return WalkResult::interrupt();
       if (*lifetimes)

@@ -4,14 +4,22 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "SymbolicArena.h"
+
 #include "memplan/Analysis/Lifetimes.h"
+#include "memplan/Analysis/SymbolicSizes.h"
 #include "memplan/IR/MemplanOps.h"
 #include "memplan/Planning/Limits.h"
 #include "memplan/Planning/Packing.h"
 #include "memplan/Planning/Report.h"
 #include "memplan/Transforms/Passes.h"
 
+#include "mlir/Dialect/Affine/IR/ValueBoundsOpInterfaceImpl.h"
+#include "mlir/Dialect/Arith/IR/ValueBoundsOpInterfaceImpl.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/MemRef/IR/ValueBoundsOpInterfaceImpl.h"
+#include "mlir/Dialect/SCF/IR/ValueBoundsOpInterfaceImpl.h"
+#include "mlir/Dialect/Tensor/IR/ValueBoundsOpInterfaceImpl.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Interfaces/CallInterfaces.h"
@@ -72,9 +80,48 @@ std::optional<RematReport> readRemat(FunctionOpInterface func) {
 struct PackArenaPass : public memplan::impl::PackArenaPassBase<PackArenaPass> {
   using Base::Base;
 
+  void getDependentDialects(DialectRegistry &registry) const override {
+    Base::getDependentDialects(registry);
+    // Symbolic sizes relate dimensions through these ops' value bounds.
+    affine::registerValueBoundsOpInterfaceExternalModels(registry);
+    arith::registerValueBoundsOpInterfaceExternalModels(registry);
+    memref::registerValueBoundsOpInterfaceExternalModels(registry);
+    scf::registerValueBoundsOpInterfaceExternalModels(registry);
+    tensor::registerValueBoundsOpInterfaceExternalModels(registry);
+  }
+
+  /// The options of functions with dynamic shapes; false on a bad one.
+  bool parseSymbolicOptions(ModuleOp module) {
+    symbolic.algorithm = symbolicAlgorithm;
+    symbolic.bounded = bounded;
+    symbolic.alignment = alignment;
+    symbolic.strict = strict;
+    symbolic.pack.algorithm = algorithm;
+    symbolic.pack.workLimit = workLimit;
+    symbolic.pack.timeLimitSeconds = timeLimit;
+    if (std::optional<std::string> bad =
+            parseSymbolValues(boundsOption, symbolic.bounds)) {
+      module.emitError("memplan-pack-arena: bad bounds option: ") << *bad;
+      return false;
+    }
+    SmallVector<StringRef> points;
+    StringRef(evalOption).split(points, ';', -1, /*KeepEmpty=*/false);
+    for (StringRef point : points) {
+      symbolic.evalPoints.emplace_back();
+      if (std::optional<std::string> bad =
+              parseSymbolValues(point, symbolic.evalPoints.back())) {
+        module.emitError("memplan-pack-arena: bad eval option: ") << *bad;
+        return false;
+      }
+    }
+    return true;
+  }
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     PackAlgorithm algo = algorithm;
+    if (!parseSymbolicOptions(module))
+      return signalPassFailure();
     if (std::optional<std::string> bad =
             checkSearchBounds(workLimit, timeLimit, "time-limit")) {
       module.emitError(*bad);
@@ -128,6 +175,7 @@ struct PackArenaPass : public memplan::impl::PackArenaPassBase<PackArenaPass> {
 
   LogicalResult packFunction(FunctionOpInterface func, PackAlgorithm algo,
                              std::vector<ReportFunction> &reports);
+  SymbolicArenaConfig symbolic;
   /// Packs `planned` (root indices, all in memory space `space`) into one
   /// arena of that space and reports it.
   LogicalResult packSpace(FunctionOpInterface func, PackAlgorithm algo,
@@ -140,11 +188,7 @@ struct PackArenaPass : public memplan::impl::PackArenaPassBase<PackArenaPass> {
 LogicalResult
 PackArenaPass::packFunction(FunctionOpInterface func, PackAlgorithm algo,
                             std::vector<ReportFunction> &reports) {
-  FailureOr<std::optional<FunctionLifetimes>> analysed =
-      analyzeForPlanning(func, strict);
-  if (failed(analysed))
-    return failure();
-  if (!*analysed) {
+  auto reportUnplanned = [&] {
     ReportFunction report;
     report.name = qualifiedFunctionName(func);
     report.unplannedReason =
@@ -152,7 +196,22 @@ PackArenaPass::packFunction(FunctionOpInterface func, PackAlgorithm algo,
             .str();
     reports.push_back(std::move(report));
     return success();
-  }
+  };
+  // Symbol names and bounds are checked on every function that has them,
+  // whether or not it allocates anything dynamic.
+  bool namesSymbols =
+      func->hasAttr(MemplanDialect::getBoundsAttrName()) ||
+      llvm::any_of(llvm::seq(func.getNumArguments()), [&](unsigned i) {
+        return func.getArgAttr(i, MemplanDialect::getSymbolsAttrName());
+      });
+  if (namesSymbols && failed(SymbolicSizes::create(func)))
+    return failure();
+  FailureOr<std::optional<FunctionLifetimes>> analysed =
+      analyzeForPlanning(func, strict, /*allowDynamicShapes=*/true);
+  if (failed(analysed))
+    return failure();
+  if (!*analysed)
+    return reportUnplanned();
   const FunctionLifetimes *lifetimes = &**analysed;
   ArrayRef<Root> roots = lifetimes->getRoots();
   auto indexOf = [&](const Root *root) { return root - roots.data(); };
@@ -163,9 +222,10 @@ PackArenaPass::packFunction(FunctionOpInterface func, PackAlgorithm algo,
   std::vector<std::string> heapReason(roots.size());
   for (auto [i, root] : llvm::enumerate(roots)) {
     auto alloc = root.value.getDefiningOp<memref::AllocOp>();
-    candidate[i] = root.isPlanned() && alloc && root.size > 0 &&
+    bool sized = root.size > 0 || root.dynamicSize;
+    candidate[i] = root.isPlanned() && alloc && sized &&
                    alloc.getType().getLayout().isIdentity();
-    if (root.isPlanned() && alloc && root.size > 0 && !candidate[i])
+    if (root.isPlanned() && alloc && sized && !candidate[i])
       heapReason[i] = "it has a non-identity layout";
   }
   auto leaveOnHeap = [&](const Root *root, const std::string &why) {
@@ -240,10 +300,22 @@ PackArenaPass::packFunction(FunctionOpInterface func, PackAlgorithm algo,
   if (spaces.empty())
     spaces.push_back(Attribute());
   size_t firstReport = reports.size();
-  for (Attribute space : spaces)
-    if (failed(packSpace(func, algo, *lifetimes, plannedBySpace[space], space,
-                         reports)))
+  bool dynamic = llvm::any_of(llvm::enumerate(roots), [&](auto indexed) {
+    return candidate[indexed.index()] && indexed.value().dynamicSize;
+  });
+  if (dynamic) {
+    FailureOr<bool> packed = packSymbolicFunction(
+        func, *lifetimes, spaces, plannedBySpace, symbolic, reports);
+    if (failed(packed))
       return failure();
+    if (!*packed)
+      return reportUnplanned();
+  } else {
+    for (Attribute space : spaces)
+      if (failed(packSpace(func, algo, *lifetimes, plannedBySpace[space], space,
+                           reports)))
+        return failure();
+  }
   if (reports.size() > firstReport)
     for (auto [i, root] : llvm::enumerate(roots))
       if (!heapReason[i].empty())
@@ -269,14 +341,7 @@ LogicalResult PackArenaPass::packSpace(FunctionOpInterface func,
   for (size_t i : planned) {
     const Root &root = roots[i];
     auto alloc = root.value.getDefiningOp<memref::AllocOp>();
-    // At least the element's storage size (a power of two): the view of
-    // the buffer must start on an element boundary.
-    uint64_t element = getElementStorageBytes(alloc.getType().getElementType(),
-                                              DataLayout::closest(alloc))
-                           .value_or(1);
-    uint64_t align = std::max<uint64_t>({static_cast<uint64_t>(alignment),
-                                         alloc.getAlignment().value_or(1),
-                                         llvm::PowerOf2Ceil(element)});
+    uint64_t align = getBufferAlignment(alloc, alignment);
     arenaAlignment = std::max(arenaAlignment, align);
     std::optional<uint64_t> padded =
         llvm::checkedAddUnsigned(root.size, align - 1);
@@ -324,7 +389,8 @@ LogicalResult PackArenaPass::packSpace(FunctionOpInterface func,
                                      builder.getI8Type(),
                                      MemRefLayoutAttrInterface(), space);
     auto arena = ArenaOp::create(builder, func.getLoc(), arenaType,
-                                 builder.getI64IntegerAttr(arenaAlignment));
+                                 builder.getI64IntegerAttr(arenaAlignment),
+                                 /*size=*/Value());
     for (auto [k, i] : llvm::enumerate(planned)) {
       auto alloc = roots[i].value.getDefiningOp<memref::AllocOp>();
       report.buffers.push_back({static_cast<int64_t>(k), describeOp(alloc),

@@ -5,9 +5,13 @@
 //===----------------------------------------------------------------------===//
 
 #include "memplan/Analysis/Lifetimes.h"
+#include "memplan/Analysis/SymbolicSizes.h"
 #include "memplan/IR/MemplanOps.h"
 #include "memplan/Planning/Packing.h"
 #include "memplan/Transforms/Passes.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "llvm/Support/CheckedArithmetic.h"
 
 namespace mlir {
 namespace memplan {
@@ -22,6 +26,8 @@ using namespace mlir::memplan;
 namespace {
 struct VerifyPlanPass
     : public memplan::impl::VerifyPlanPassBase<VerifyPlanPass> {
+  using Base::Base;
+
   void runOnOperation() override {
     WalkResult walk = getOperation()->walk([&](FunctionOpInterface func) {
       if (func.isExternal() || isHostFunction(func) ||
@@ -34,7 +40,11 @@ struct VerifyPlanPass
     markAllAnalysesPreserved();
   }
 
-  static LogicalResult verifyFunction(FunctionOpInterface func) {
+  LogicalResult verifySampled(FunctionOpInterface func,
+                              ArrayRef<ArenaOp> arenas,
+                              const FunctionLifetimes &lifetimes);
+
+  LogicalResult verifyFunction(FunctionOpInterface func) {
     // At most one arena per memory space.
     SmallVector<ArenaOp> arenas;
     DenseMap<Attribute, ArenaOp> arenaOfSpace;
@@ -60,9 +70,15 @@ struct VerifyPlanPass
           return arena.emitError("arena of ")
                  << arena.getSizeInBytes() << " bytes exceeds the budget of "
                  << budget.getInt() << " bytes";
-    FailureOr<FunctionLifetimes> lifetimes = FunctionLifetimes::analyze(func);
+    FailureOr<FunctionLifetimes> lifetimes =
+        FunctionLifetimes::analyze(func, /*allowDynamicShapes=*/true);
     if (failed(lifetimes))
       return failure();
+    bool dynamic =
+        llvm::any_of(arenas, [](ArenaOp a) { return a.isDynamic(); });
+    func.walk([&](DynamicViewOp) { dynamic = true; });
+    if (dynamic)
+      return verifySampled(func, arenas, *lifetimes);
 
     // The views of each arena, checked against each other.
     struct Placed {
@@ -115,7 +131,445 @@ struct VerifyPlanPass
           << items[first].live.start << ", " << items[first].live.end << ")";
       return diag;
     }
+    if (remarks && !arenas.empty())
+      emitRemark(func.getLoc())
+          << "memplan-verify-plan: @" << func.getName()
+          << ": static offsets, checked exactly for every pair of buffers";
     return success();
   }
 };
 } // namespace
+
+namespace {
+/// Evaluates index values of a function at given symbol values: constants,
+/// `arith` integer ops, `affine.apply`, and the dimensions of arguments,
+/// allocations and views. Iterative (an explicit stack), memoized.
+class SampleEvaluator {
+public:
+  SampleEvaluator(const SymbolicSizes &sizes, ArrayRef<uint64_t> values)
+      : sizes(sizes), values(values) {}
+
+  /// The value of `root`; std::nullopt when it cannot be computed at these
+  /// symbol values (overflow, a negative size, division by zero). Sets
+  /// `unsupported` to the op it cannot evaluate at all.
+  std::optional<int64_t> evaluate(Value root) {
+    SmallVector<Value> stack{root};
+    while (!stack.empty() && !unsupported && !undefined) {
+      Value v = stack.back();
+      if (memo.count(v)) {
+        stack.pop_back();
+        continue;
+      }
+      SmallVector<Value> needed;
+      std::optional<int64_t> result = step(v, needed);
+      if (unsupported || undefined)
+        break;
+      if (!needed.empty()) {
+        llvm::append_range(stack, needed);
+        continue;
+      }
+      memo[v] = *result;
+      stack.pop_back();
+    }
+    if (unsupported || undefined)
+      return std::nullopt;
+    return memo.lookup(root);
+  }
+
+  /// The bytes of a shaped value's storage, from its dimensions.
+  std::optional<int64_t> bytesOf(Value shaped, uint64_t elementBytes) {
+    auto type = cast<ShapedType>(shaped.getType());
+    int64_t bytes = static_cast<int64_t>(elementBytes);
+    for (int64_t d = 0; d < type.getRank(); ++d) {
+      std::optional<int64_t> dim = dimOf(shaped, d);
+      std::optional<int64_t> product =
+          dim ? llvm::checkedMul(bytes, *dim) : std::nullopt;
+      if (!product || *dim < 0) {
+        undefined = true;
+        return std::nullopt;
+      }
+      bytes = *product;
+    }
+    return bytes;
+  }
+
+  Operation *unsupported = nullptr;
+  bool undefined = false;
+
+private:
+  /// Dimension `d` of `shaped`, evaluating what it needs.
+  std::optional<int64_t> dimOf(Value shaped, int64_t d) {
+    Value size = dimSource(shaped, d);
+    if (unsupported)
+      return std::nullopt;
+    if (!size) // static, or a symbol: already known
+      return knownDim;
+    return evaluate(size);
+  }
+
+  /// The index value dimension `d` of `shaped` is, or null with knownDim
+  /// set (a static dimension or a symbol). Follows casts.
+  std::optional<int64_t> knownDim;
+  Value dimSource(Value shaped, int64_t d) {
+    for (unsigned hops = 0; hops < 64; ++hops) {
+      auto type = cast<ShapedType>(shaped.getType());
+      if (!type.isDynamicDim(d)) {
+        knownDim = type.getDimSize(d);
+        return Value();
+      }
+      auto dynamicIndex = [&](ShapedType t) {
+        int64_t k = 0;
+        for (int64_t i = 0; i < d; ++i)
+          k += t.isDynamicDim(i);
+        return k;
+      };
+      if (auto arg = dyn_cast<BlockArgument>(shaped)) {
+        for (auto [k, symbol] : llvm::enumerate(sizes.getSymbols()))
+          if (symbol.arg == arg && symbol.dim == d) {
+            knownDim = static_cast<int64_t>(values[k]);
+            return Value();
+          }
+        break;
+      }
+      Operation *op = shaped.getDefiningOp();
+      if (auto alloc = dyn_cast<memref::AllocOp>(op))
+        return alloc.getDynamicSizes()[dynamicIndex(type)];
+      if (auto view = dyn_cast<DynamicViewOp>(op))
+        return view.getSizes()[dynamicIndex(type)];
+      if (auto view = dyn_cast<memref::ViewOp>(op))
+        return view.getSizes()[dynamicIndex(type)];
+      if (auto empty = dyn_cast<tensor::EmptyOp>(op))
+        return empty.getDynamicSizes()[dynamicIndex(type)];
+      if (isa<memref::CastOp, tensor::CastOp>(op)) {
+        shaped = op->getOperand(0);
+        continue;
+      }
+      unsupported = op;
+      return Value();
+    }
+    unsupported = shaped.getParentBlock()->getParentOp();
+    return Value();
+  }
+
+  /// One evaluation step: the value of `v`, or the values it needs first.
+  std::optional<int64_t> step(Value v, SmallVectorImpl<Value> &needed) {
+    if (auto arg = dyn_cast<BlockArgument>(v)) {
+      for (auto [k, symbol] : llvm::enumerate(sizes.getSymbols()))
+        if (symbol.arg == arg && !symbol.dim)
+          return static_cast<int64_t>(values[k]);
+      unsupported = arg.getOwner()->getParentOp();
+      return std::nullopt;
+    }
+    Operation *op = v.getDefiningOp();
+    if (auto constant = dyn_cast<arith::ConstantOp>(op)) {
+      if (auto i = dyn_cast<IntegerAttr>(constant.getValue()))
+        return i.getValue().getSExtValue();
+      unsupported = op;
+      return std::nullopt;
+    }
+    if (isa<memref::DimOp, tensor::DimOp>(op)) {
+      std::optional<int64_t> index = operandValue(op->getOperand(1), needed);
+      if (!index)
+        return std::nullopt;
+      auto type = cast<ShapedType>(op->getOperand(0).getType());
+      if (*index < 0 || *index >= type.getRank()) {
+        undefined = true;
+        return std::nullopt;
+      }
+      Value size = dimSource(op->getOperand(0), *index);
+      if (!size)
+        return knownDim;
+      return operandValue(size, needed);
+    }
+    // Every other supported op: its operands first.
+    if (!isa<arith::AddIOp, arith::SubIOp, arith::MulIOp, arith::DivUIOp,
+             arith::DivSIOp, arith::CeilDivUIOp, arith::CeilDivSIOp,
+             arith::FloorDivSIOp, arith::RemUIOp, arith::RemSIOp,
+             arith::MaxUIOp, arith::MaxSIOp, arith::MinUIOp, arith::MinSIOp,
+             arith::AndIOp, arith::OrIOp, arith::SelectOp, arith::IndexCastOp,
+             arith::IndexCastUIOp, arith::CmpIOp, affine::AffineApplyOp>(op)) {
+      unsupported = op;
+      return std::nullopt;
+    }
+    SmallVector<int64_t> args;
+    for (Value operand : op->getOperands())
+      if (std::optional<int64_t> a = operandValue(operand, needed))
+        args.push_back(*a);
+    if (!needed.empty())
+      return std::nullopt;
+    auto fail = [&]() -> std::optional<int64_t> {
+      undefined = true;
+      return std::nullopt;
+    };
+    auto div = [&](int64_t a, int64_t b, bool ceil) -> std::optional<int64_t> {
+      if (b == 0 || (a == INT64_MIN && b == -1))
+        return fail();
+      int64_t q = a / b;
+      if (ceil && q * b != a && ((a < 0) == (b < 0)))
+        ++q;
+      return q;
+    };
+    auto checked = [&](std::optional<int64_t> r) { return r ? r : fail(); };
+    if (isa<arith::AddIOp>(op))
+      return checked(llvm::checkedAdd(args[0], args[1]));
+    if (isa<arith::SubIOp>(op))
+      return checked(llvm::checkedSub(args[0], args[1]));
+    if (isa<arith::MulIOp>(op))
+      return checked(llvm::checkedMul(args[0], args[1]));
+    if (isa<arith::DivUIOp, arith::DivSIOp>(op))
+      return div(args[0], args[1], false);
+    if (isa<arith::CeilDivUIOp, arith::CeilDivSIOp>(op))
+      return div(args[0], args[1], true);
+    if (isa<arith::FloorDivSIOp>(op)) {
+      std::optional<int64_t> q = div(args[0], args[1], false);
+      if (q && *q * args[1] != args[0] && ((args[0] < 0) != (args[1] < 0)))
+        --*q;
+      return q;
+    }
+    if (isa<arith::RemUIOp, arith::RemSIOp>(op)) {
+      if (args[1] == 0)
+        return fail();
+      return args[0] % args[1];
+    }
+    if (isa<arith::MaxUIOp>(op))
+      return static_cast<int64_t>(std::max<uint64_t>(args[0], args[1]));
+    if (isa<arith::MaxSIOp>(op))
+      return std::max(args[0], args[1]);
+    if (isa<arith::MinUIOp>(op))
+      return static_cast<int64_t>(std::min<uint64_t>(args[0], args[1]));
+    if (isa<arith::MinSIOp>(op))
+      return std::min(args[0], args[1]);
+    if (isa<arith::AndIOp>(op))
+      return args[0] & args[1];
+    if (isa<arith::OrIOp>(op))
+      return args[0] | args[1];
+    if (isa<arith::SelectOp>(op))
+      return args[0] ? args[1] : args[2];
+    if (isa<arith::IndexCastOp, arith::IndexCastUIOp>(op))
+      return args[0];
+    if (auto cmp = dyn_cast<arith::CmpIOp>(op)) {
+      int64_t a = args[0], b = args[1];
+      uint64_t ua = a, ub = b;
+      switch (cmp.getPredicate()) {
+      case arith::CmpIPredicate::eq:
+        return a == b;
+      case arith::CmpIPredicate::ne:
+        return a != b;
+      case arith::CmpIPredicate::slt:
+        return a < b;
+      case arith::CmpIPredicate::sle:
+        return a <= b;
+      case arith::CmpIPredicate::sgt:
+        return a > b;
+      case arith::CmpIPredicate::sge:
+        return a >= b;
+      case arith::CmpIPredicate::ult:
+        return ua < ub;
+      case arith::CmpIPredicate::ule:
+        return ua <= ub;
+      case arith::CmpIPredicate::ugt:
+        return ua > ub;
+      case arith::CmpIPredicate::uge:
+        return ua >= ub;
+      }
+    }
+    if (auto apply = dyn_cast<affine::AffineApplyOp>(op)) {
+      AffineMap map = apply.getAffineMap();
+      // Dimensions become symbols after the map's own.
+      SmallVector<AffineExpr> dims;
+      for (unsigned i = 0; i < map.getNumDims(); ++i)
+        dims.push_back(
+            getAffineSymbolExpr(map.getNumSymbols() + i, op->getContext()));
+      AffineExpr expr = map.getResult(0).replaceDims(dims);
+      SmallVector<uint64_t> operands;
+      for (int64_t a : llvm::ArrayRef(args).drop_front(map.getNumDims()))
+        operands.push_back(a);
+      for (int64_t a : llvm::ArrayRef(args).take_front(map.getNumDims()))
+        operands.push_back(a);
+      if (llvm::any_of(args, [](int64_t a) { return a < 0; }))
+        return fail();
+      std::optional<uint64_t> r = evaluateSizeExpr(expr, operands);
+      return r ? std::optional<int64_t>(*r) : fail();
+    }
+    unsupported = op;
+    return std::nullopt;
+  }
+
+  std::optional<int64_t> operandValue(Value operand,
+                                      SmallVectorImpl<Value> &needed) {
+    auto it = memo.find(operand);
+    if (it != memo.end())
+      return it->second;
+    needed.push_back(operand);
+    return std::nullopt;
+  }
+
+  const SymbolicSizes &sizes;
+  ArrayRef<uint64_t> values;
+  DenseMap<Value, int64_t> memo;
+};
+} // namespace
+
+LogicalResult
+VerifyPlanPass::verifySampled(FunctionOpInterface func,
+                              ArrayRef<ArenaOp> arenas,
+                              const FunctionLifetimes &lifetimes) {
+  FailureOr<SymbolicSizes> sizes = SymbolicSizes::create(func);
+  if (failed(sizes))
+    return failure();
+  ArrayRef<SizeSymbol> symbols = sizes->getSymbols();
+  // The sample points: the bounds, equal values from 0 up, and a few
+  // pseudo-random ones (a fixed generator: the same points everywhere), each
+  // symbol within its bound.
+  auto clamp = [&](unsigned k, uint64_t v) {
+    return symbols[k].bound ? std::min(v, *symbols[k].bound) : v;
+  };
+  std::vector<SmallVector<uint64_t>> points;
+  auto addPoint = [&](SmallVector<uint64_t> p) {
+    if (llvm::find(points, p) == points.end())
+      points.push_back(std::move(p));
+  };
+  if (llvm::all_of(symbols, [](const SizeSymbol &s) { return s.bound; })) {
+    SmallVector<uint64_t> p;
+    for (const SizeSymbol &s : symbols)
+      p.push_back(*s.bound);
+    addPoint(p);
+  }
+  for (uint64_t v : {0, 1, 2, 3, 7, 64, 1000, 4096}) {
+    SmallVector<uint64_t> p;
+    for (unsigned k = 0; k < symbols.size(); ++k)
+      p.push_back(clamp(k, v));
+    addPoint(p);
+  }
+  uint64_t state = 0x9e3779b97f4a7c15ULL;
+  for (int i = 0; i < 8; ++i) {
+    SmallVector<uint64_t> p;
+    for (unsigned k = 0; k < symbols.size(); ++k) {
+      state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+      p.push_back(clamp(k, (state >> 33) % 4097));
+    }
+    addPoint(p);
+  }
+
+  DataLayout layout = DataLayout::closest(func);
+  unsigned checked = 0;
+  for (const SmallVector<uint64_t> &point : points) {
+    std::string where;
+    for (auto [k, symbol] : llvm::enumerate(symbols))
+      where += (where.empty() ? "" : ",") + symbol.name + "=" +
+               std::to_string(point[k]);
+    SampleEvaluator eval(*sizes, point);
+    auto cannot = [&]() {
+      InFlightDiagnostic diag =
+          eval.unsupported->emitError(
+              "memplan-verify-plan: an offset or size depends on this op, "
+              "which cannot be evaluated at sample sizes, so the plan of @")
+          << func.getName() << " cannot be checked";
+      return diag;
+    };
+    // Arena sizes.
+    SmallVector<int64_t> arenaBytes;
+    for (ArenaOp arena : arenas) {
+      std::optional<int64_t> bytes =
+          arena.isDynamic() ? eval.evaluate(arena.getSize())
+                            : std::optional<int64_t>(arena.getSizeInBytes());
+      if (eval.unsupported)
+        return cannot();
+      arenaBytes.push_back(bytes.value_or(-1));
+    }
+    if (eval.undefined)
+      continue; // these sizes make the program itself undefined
+    struct Group {
+      std::vector<PackItem> items;
+      std::vector<uint64_t> offsets;
+      SmallVector<Operation *> views;
+    };
+    SmallVector<Group> groups(arenas.size());
+    bool skip = false;
+    for (const Root &root : lifetimes.getRoots()) {
+      Operation *op = root.value.getDefiningOp();
+      if (!op || !isa<ViewOp, DynamicViewOp>(op))
+        continue;
+      Value arenaValue = op->getOperand(0);
+      auto *arena = llvm::find_if(
+          arenas, [&](ArenaOp a) { return arenaValue == a.getResult(); });
+      if (arena == arenas.end())
+        return op->emitError(
+            "view does not take one of its function's memplan.arenas");
+      if (root.returned)
+        return op->emitError("view escapes its function: a buffer in the "
+                             "arena is returned");
+      int64_t offset = 0, bytes = 0, alignment = 1;
+      if (auto view = dyn_cast<ViewOp>(op)) {
+        offset = view.getPlacement().getOffset();
+        bytes = view.getPlacement().getSize();
+        alignment = view.getPlacement().getAlignment();
+      } else {
+        auto dynamicView = cast<DynamicViewOp>(op);
+        std::optional<int64_t> o = eval.evaluate(dynamicView.getOffset());
+        std::optional<uint64_t> element = getElementStorageBytes(
+            dynamicView.getType().getElementType(), layout);
+        std::optional<int64_t> b =
+            o && element ? eval.bytesOf(dynamicView.getResult(), *element)
+                         : std::nullopt;
+        if (eval.unsupported)
+          return cannot();
+        if (!o || !b) {
+          skip = true;
+          break;
+        }
+        offset = *o;
+        bytes = *b;
+        alignment = dynamicView.getAlignment();
+        if (offset < 0 || offset % alignment != 0)
+          return dynamicView.emitError("at ")
+                 << where << ": offset " << offset
+                 << " is not a multiple of the view's alignment " << alignment;
+      }
+      int64_t arenaSize = arenaBytes[arena - arenas.begin()];
+      if (arenaSize < 0 || offset > arenaSize - bytes)
+        return op->emitError("at ")
+               << where << ": view [" << offset << ", " << offset + bytes
+               << ") ends past its arena of " << arenaSize << " bytes";
+      if (bytes == 0)
+        continue;
+      Group &group = groups[arena - arenas.begin()];
+      group.items.push_back({root.live, static_cast<uint64_t>(bytes), 1});
+      group.offsets.push_back(offset);
+      group.views.push_back(op);
+    }
+    if (skip || eval.undefined)
+      continue;
+    for (Group &group : groups) {
+      auto clash = findPackingClash(group.items, group.offsets);
+      if (!clash)
+        continue;
+      auto [first, second] = *clash;
+      const auto &items = group.items;
+      const auto &offsets = group.offsets;
+      InFlightDiagnostic diag =
+          group.views[second]->emitError("at ")
+          << where << ": buffers overlap in time and share bytes: ["
+          << offsets[second] << ", " << offsets[second] + items[second].size
+          << ") live on [" << items[second].live.start << ", "
+          << items[second].live.end << ")";
+      diag.attachNote(group.views[first]->getLoc())
+          << "clashes with this buffer: [" << offsets[first] << ", "
+          << offsets[first] + items[first].size << ") live on ["
+          << items[first].live.start << ", " << items[first].live.end << ")";
+      return diag;
+    }
+    ++checked;
+  }
+  if (checked == 0)
+    return func.emitError("memplan-verify-plan: the plan of @")
+           << func.getName()
+           << ", sized at run time, could not be evaluated at any of "
+           << points.size() << " sample sizes";
+  if (remarks)
+    emitRemark(func.getLoc())
+        << "memplan-verify-plan: @" << func.getName()
+        << ": offsets computed at run time, checked by evaluation at "
+        << checked << " sample sizes (not proven for all sizes)";
+  return success();
+}

@@ -44,7 +44,7 @@ func.func @arena_not_bytes() {
 // -----
 
 func.func @arena_dynamic() {
-  // expected-error @+1 {{arena must have a static, positive size, got 'memref<?xi8>'}}
+  // expected-error @+1 {{arena must have a static, positive size (or a run-time `size` operand), got 'memref<?xi8>'}}
   %a = memplan.arena alignment(64) : memref<?xi8>
   return
 }
@@ -255,4 +255,55 @@ func.func @string_cost(%x: tensor<4xf32>) -> tensor<4xf32> {
   // expected-error @+1 {{'memplan.cost' must be a finite, non-negative number}}
   %y = linalg.exp {memplan.cost = "cheap"} ins(%x : tensor<4xf32>) outs(%e : tensor<4xf32>) -> tensor<4xf32>
   return %y : tensor<4xf32>
+}
+
+// -----
+
+func.func @static_arena_with_size(%n: index) {
+  // expected-error @+1 {{an arena with a run-time size must have type memref<?xi8>, got 'memref<64xi8>'}}
+  %arena = memplan.arena alignment(64) size(%n) : memref<64xi8>
+  return
+}
+
+// -----
+
+func.func @dynamic_view_sizes(%n: index) {
+  %arena = memplan.arena alignment(64) size(%n) : memref<?xi8>
+  // expected-error @+1 {{expected 2 sizes for 'memref<?x?xf32>', got 1}}
+  %v = memplan.dynamic_view %arena[%n][%n] alignment(64) : memref<?xi8> to memref<?x?xf32>
+  return
+}
+
+// -----
+
+func.func @dynamic_view_alignment(%n: index) {
+  %arena = memplan.arena alignment(64) size(%n) : memref<?xi8>
+  // expected-error @+1 {{alignment must be a power of two of at least the element's 8 bytes, got 4}}
+  %v = memplan.dynamic_view %arena[%n][%n] alignment(4) : memref<?xi8> to memref<?xf64>
+  return
+}
+
+// -----
+
+func.func @dynamic_view_space(%n: index) {
+  %arena = memplan.arena alignment(64) size(%n) : memref<?xi8>
+  // expected-error @+1 {{result memory space 1 differs from its arena's (default)}}
+  %v = memplan.dynamic_view %arena[%n][%n] alignment(64) : memref<?xi8> to memref<?xf32, 1>
+  return
+}
+
+// -----
+
+func.func @dynamic_view_layout(%n: index) {
+  %arena = memplan.arena alignment(64) size(%n) : memref<?xi8>
+  // expected-error @+1 {{result must have the identity layout}}
+  %v = memplan.dynamic_view %arena[%n][%n] alignment(64) : memref<?xi8> to memref<?xf32, strided<[2]>>
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'memplan.symbols' of an index argument must be a string}}
+func.func @index_symbol(%n: index {memplan.symbols = ["N"]}) {
+  return
 }

@@ -15,6 +15,19 @@ func.func @arena_and_views() {
   return
 }
 
+// CHECK-LABEL: func.func @dynamic_arena_and_views
+// CHECK: %[[A:.*]] = memplan.arena alignment(64) size(%{{.*}}) : memref<?xi8>
+// CHECK: memplan.dynamic_view %[[A]][%{{.*}}] [%{{.*}}] alignment(64) : memref<?xi8> to memref<?x4xf32>
+// CHECK: memplan.dynamic_view %[[A]][%{{.*}}] [] alignment(64) : memref<?xi8> to memref<2x4xf32>
+// GENERIC: "memplan.arena"(%{{.*}}) <{alignment = 64 : i64}> : (index) -> memref<?xi8>
+// GENERIC: "memplan.dynamic_view"(%{{.*}}, %{{.*}}, %{{.*}}) <{alignment = 64 : i64}> : (memref<?xi8>, index, index) -> memref<?x4xf32>
+func.func @dynamic_arena_and_views(%n: index, %bytes: index, %offset: index) {
+  %arena = memplan.arena alignment(64) size(%bytes) : memref<?xi8>
+  %a = memplan.dynamic_view %arena[%offset][%n] alignment(64) : memref<?xi8> to memref<?x4xf32>
+  %b = memplan.dynamic_view %arena[%offset][] alignment(64) : memref<?xi8> to memref<2x4xf32>
+  return
+}
+
 // CHECK-LABEL: func.func @lifetime_annotations
 // CHECK-SAME: memplan.lifetime = #memplan.lifetime<0, 3>
 // CHECK: memref.alloc() {memplan.lifetime = #memplan.lifetime<1, 2>}

@@ -6,15 +6,15 @@
 // module nesting level, are annotated. With strict, the first reason is an
 // error and the pass fails.
 
-// STRICT: error: dynamic shape 'tensor<?xf32>' is not supported: memplan plans static shapes
+// STRICT: error: unranked type 'tensor<*xf32>' is not supported: memplan plans ranked shapes
 
-// CHECK-LABEL: func.func @dynamic_helper
-// CHECK-SAME: memplan.unplanned = "dynamic shape 'tensor<?xf32>' is not supported: memplan plans static shapes"
+// CHECK-LABEL: func.func @unranked_helper
+// CHECK-SAME: memplan.unplanned = "unranked type 'tensor<*xf32>' is not supported: memplan plans ranked shapes"
 // CHECK-NOT: memplan.lifetime
 // CHECK: return
-// expected-warning @+1 {{memplan leaves @dynamic_helper unplanned: dynamic shape 'tensor<?xf32>' is not supported: memplan plans static shapes}}
-func.func @dynamic_helper(%x: tensor<?xf32>) -> tensor<?xf32> {
-  return %x : tensor<?xf32>
+// expected-warning @+1 {{memplan leaves @unranked_helper unplanned: unranked type 'tensor<*xf32>' is not supported: memplan plans ranked shapes}}
+func.func @unranked_helper(%x: tensor<*xf32>) -> tensor<*xf32> {
+  return %x : tensor<*xf32>
 }
 
 // CHECK-LABEL: func.func @planned

@@ -62,8 +62,12 @@ enum class RootKind {
 struct Root {
   Value value;
   RootKind kind = RootKind::External;
-  /// Storage bytes of the value's type (for Placed: the reserved bytes).
+  /// Storage bytes of the value's type (for Placed: the reserved bytes);
+  /// 0 when the size is known only at run time.
   uint64_t size = 0;
+  /// A ranked shape with dynamic dimensions (FunctionLifetimes::analyze with
+  /// allowDynamicShapes): the size is known only at run time.
+  bool dynamicSize = false;
   Interval live;
   /// The buffer (or a value that may share it) reaches the function's return.
   bool returned = false;
@@ -83,8 +87,11 @@ public:
   /// unranked shapes, element types the data layout cannot size,
   /// multi-block regions inside control-flow ops, ops whose aliasing is
   /// unknown, buffers allocated in a loop and carried to the next iteration)
-  /// emits a located error and fails.
-  static FailureOr<FunctionLifetimes> analyze(FunctionOpInterface func);
+  /// emits a located error and fails. With `allowDynamicShapes`, ranked
+  /// shapes with dynamic dimensions are analysed too: their roots have
+  /// `dynamicSize` and size 0 (the planner sizes them symbolically).
+  static FailureOr<FunctionLifetimes> analyze(FunctionOpInterface func,
+                                              bool allowDynamicShapes = false);
 
   /// All roots (arguments first, then in program order).
   ArrayRef<Root> getRoots() const { return roots; }
@@ -126,7 +133,18 @@ private:
 /// its notes), the function is marked `memplan.unplanned = "<why>"`, and the
 /// result is std::nullopt (leave the function as it is).
 FailureOr<std::optional<FunctionLifetimes>>
-analyzeForPlanning(FunctionOpInterface func, bool strict);
+analyzeForPlanning(FunctionOpInterface func, bool strict,
+                   bool allowDynamicShapes = false);
+
+/// Runs `attempt`, which plans `func` or emits located errors and fails,
+/// with the per-function fallback of analyzeForPlanning: true when it
+/// succeeded; with `strict`, failure when it failed (its errors stand);
+/// otherwise false when it failed, its first error turned into the warning
+/// "memplan leaves @f unplanned: <why>" and `memplan.unplanned = "<why>"` on
+/// the function. `attempt` must not have changed the IR when it fails.
+FailureOr<bool>
+attemptWithFallback(FunctionOpInterface func, bool strict,
+                    llvm::function_ref<LogicalResult()> attempt);
 
 /// Whether the callee of `call` certainly keeps no reference to the buffer
 /// passed as its `argIndex`-th argument once it returns (so the caller may

@@ -58,6 +58,14 @@ def Memplan_Dialect : Dialect {
     /// cost for rematerialization (docs/CostModel.md): a finite,
     /// non-negative number.
     static ::llvm::StringRef getCostAttrName() { return "memplan.cost"; }
+    /// The discardable argument attribute that names the symbols of a
+    /// function with dynamic shapes: on a ranked shaped argument an array
+    /// with one name per dimension ("" for the default name), on an index
+    /// argument one name (docs/Lifetimes.md, "Symbolic sizes").
+    static ::llvm::StringRef getSymbolsAttrName() { return "memplan.symbols"; }
+    /// The discardable function attribute that bounds symbols:
+    /// `{B = 64 : i64}`, inclusive, non-negative.
+    static ::llvm::StringRef getBoundsAttrName() { return "memplan.bounds"; }
   }];
 }
 

@@ -24,23 +24,39 @@ def Memplan_ArenaOp : Memplan_Op<"arena"> {
   let description = [{
     Allocates the arena of the enclosing function: `N` bytes, aligned to
     `alignment` bytes (a power of two). Every planned buffer of the function
-    is a `memplan.view` into it. The arena lives from function entry to exit.
+    is a `memplan.view` (static offset) or a `memplan.dynamic_view` (offset
+    computed at run time) into it. The arena lives from function entry to
+    exit.
 
     ```mlir
     %arena = memplan.arena alignment(64) : memref<4096xi8>
     ```
 
-    Verifier: the result is a static `memref<Nxi8>` with `N > 0` and the
-    identity layout; `alignment` is a power of two.
+    A function with dynamic shapes gets an arena whose size is computed at
+    run time, at the function's entry, from the sizes of its arguments
+    (docs/Packing.md, "Symbolic sizes"):
+
+    ```mlir
+    %arena = memplan.arena alignment(64) size(%bytes) : memref<?xi8>
+    ```
+
+    Verifier: the result is a `memref<Nxi8>` with the identity layout,
+    either static with `N > 0` and no `size`, or dynamic with a `size`
+    operand; `alignment` is a power of two.
   }];
-  let arguments = (ins I64Attr:$alignment);
+  let arguments = (ins I64Attr:$alignment, Optional<Index>:$size);
   let results = (outs Res<Memplan_ArenaBuffer, "the arena",
                           [MemAlloc<DefaultResource>]>:$result);
-  let assemblyFormat = "`alignment` `(` $alignment `)` attr-dict `:` type($result)";
+  let assemblyFormat = [{
+    `alignment` `(` $alignment `)` (`size` `(` $size^ `)`)? attr-dict `:` type($result)
+  }];
   let hasVerifier = 1;
   let extraClassDeclaration = [{
-    /// The arena's size in bytes.
+    /// The arena's size in bytes; ShapedType::kDynamic when it is computed
+    /// at run time.
     int64_t getSizeInBytes() { return getType().getDimSize(0); }
+    /// Whether the size is computed at run time.
+    bool isDynamic() { return getSize() != nullptr; }
   }];
 }
 
@@ -70,6 +86,41 @@ def Memplan_ViewOp : Memplan_Op<"view", [Pure]> {
   let results = (outs AnyStaticShapeMemRef:$result);
   let assemblyFormat = [{
     $arena `[` $placement `]` attr-dict `:` type($arena) `to` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// dynamic_view
+//===----------------------------------------------------------------------===//
+
+def Memplan_DynamicViewOp : Memplan_Op<"dynamic_view", [Pure]> {
+  let summary = "A typed buffer at a run-time offset inside an arena";
+  let description = [{
+    A memref with the identity layout, placed at byte `offset` inside
+    `arena`; `sizes` are the result's dynamic dimensions, in order. The
+    offset is computed at run time (by memplan-pack-arena, at the function's
+    entry, from the sizes of the function's arguments) and is a multiple of
+    `alignment`. How the plan guarantees that views live at the same time do
+    not overlap is docs/Packing.md, "Symbolic sizes"; memplan-verify-plan
+    checks it at sample sizes.
+
+    ```mlir
+    %v = memplan.dynamic_view %arena[%offset][%n] alignment(64)
+        : memref<?xi8> to memref<?x768xf32>
+    ```
+
+    Verifier: the result has the identity layout and an element type that
+    MLIR's DataLayout can size; there is one size per dynamic dimension;
+    `alignment` is a power of two at least the element's storage size; the
+    result is in the arena's memory space.
+  }];
+  let arguments = (ins Memplan_ArenaBuffer:$arena, Index:$offset,
+                       Variadic<Index>:$sizes, I64Attr:$alignment);
+  let results = (outs AnyMemRef:$result);
+  let assemblyFormat = [{
+    $arena `[` $offset `]` `[` $sizes `]` `alignment` `(` $alignment `)` attr-dict
+    `:` type($arena) `to` type($result)
   }];
   let hasVerifier = 1;
 }

@@ -87,6 +87,27 @@ struct MemplanPipelineOptions
                      "(default: leave that function unplanned, with a "
                      "warning saying why, and plan the others)"),
       llvm::cl::init(false)};
+  PassOptions::Option<SymbolicAlgorithm> symbolicAlgorithm{
+      *this, "symbolic-algorithm",
+      llvm::cl::desc("Functions with dynamic shapes: partitions (tract's), "
+                     "ordered, or auto (both, the smaller arena chosen at "
+                     "run time; the default)"),
+      llvm::cl::init(SymbolicAlgorithm::Auto), symbolicAlgorithmValues()};
+  PassOptions::Option<bool> bounded{
+      *this, "bounded",
+      llvm::cl::desc("Functions with dynamic shapes: one static plan at the "
+                     "bounds, used for every smaller shape"),
+      llvm::cl::init(false)};
+  PassOptions::Option<std::string> bounds{
+      *this, "bounds",
+      llvm::cl::desc("Bounds of symbols not bounded by memplan.bounds: "
+                     "B=64,S=1024"),
+      llvm::cl::init("")};
+  PassOptions::Option<std::string> eval{
+      *this, "eval",
+      llvm::cl::desc("Points the report evaluates dynamic plans at: "
+                     "B=8,S=1024;B=1,S=16"),
+      llvm::cl::init("")};
   PassOptions::Option<std::string> report{
       *this, "report", llvm::cl::desc("Write the JSON v1 plan report here"),
       llvm::cl::init("")};

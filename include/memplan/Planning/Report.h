@@ -38,6 +38,42 @@ struct ReportBuffer {
   bool recomputed = false;
   /// The buffer's alignment in the packing (CSV export only).
   uint64_t alignment = 1;
+  /// A function with dynamic shapes: the buffer's byte size over the
+  /// function's symbols ("3072 * B * S"); `size` and `offset` are then the
+  /// values at the representative point.
+  std::string sizeExpr;
+};
+
+/// A function with dynamic shapes (docs/Packing.md, "Symbolic sizes").
+struct ReportSymbol {
+  std::string name;
+  /// What it stands for: "dim 0 of argument 1", "argument 2".
+  std::string source;
+  std::optional<uint64_t> bound;
+};
+struct ReportPoint {
+  /// "representative", "bounds" or "eval".
+  std::string label;
+  std::vector<std::pair<std::string, uint64_t>> values;
+  /// The arena the plan gives at this point, and the peak live bytes.
+  uint64_t arenaBytes = 0;
+  uint64_t lowerBoundBytes = 0;
+  /// What each way of planning gives here: tract's partitions, the ordered
+  /// plan, and a static plan packed for exactly these sizes (0: not
+  /// computed).
+  uint64_t partitionsBytes = 0;
+  uint64_t orderedBytes = 0;
+  uint64_t staticBytes = 0;
+};
+struct SymbolicReport {
+  /// "symbolic" (offsets computed at run time) or "bounded" (one static plan
+  /// at the bounds).
+  std::string mode;
+  /// partitions, ordered or auto (symbolic mode).
+  std::string algorithm;
+  std::vector<ReportSymbol> symbols;
+  /// The representative point first.
+  std::vector<ReportPoint> points;
 };
 
 /// The `remat` section of a function's report.
@@ -73,6 +109,10 @@ struct ReportFunction {
   std::string unplannedReason;
   /// Present when rematerialization ran.
   std::optional<RematReport> remat;
+  /// Present for a function with dynamic shapes; arenaBytes,
+  /// lowerBoundBytes and the buffers are then those at the representative
+  /// point (symbolic mode) or at the bounds (bounded mode).
+  std::optional<SymbolicReport> symbolic;
   /// Buffers the function allocates that stay on the heap, with why (a call
   /// that may keep them, a layout, ...): (name, reason).
   std::vector<std::pair<std::string, std::string>> heapBuffers;

@@ -27,6 +27,7 @@
 #include "memplan/Planning/Packing.h"
 
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/Support/CommandLine.h"
 
 #include <cstdint>
 #include <optional>
@@ -55,6 +56,8 @@ enum class SymbolicAlgorithm {
 };
 
 llvm::StringRef stringifySymbolicAlgorithm(SymbolicAlgorithm algorithm);
+/// The values of the `symbolic-algorithm` options.
+llvm::cl::ValuesClass symbolicAlgorithmValues();
 
 /// A placement decided without the sizes.
 struct SymbolicPlan {

@@ -10,9 +10,11 @@
 #include "memplan/IR/MemplanDialect.h"
 #include "memplan/Planning/Packing.h"
 #include "memplan/Planning/Remat.h"
+#include "memplan/Planning/Symbolic.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"

@@ -73,10 +73,13 @@ def AnnotateLifetimesPass : Pass<"memplan-annotate-lifetimes"> {
 
     **Rejections.** Each is a located error with `strict` (a warning and a
     fallback otherwise):
-    - `unranked type ... is not supported: memplan plans static shapes` and
-      `dynamic shape ... is not supported: memplan plans static shapes`, on a
-      root or a function argument (a view of a static root may be dynamic or
-      unranked: its root's size is known)
+    - `unranked type ... is not supported: memplan plans ranked shapes`, on a
+      root or a function argument (a view of a ranked root may be unranked:
+      its root's size is known). Dynamic shapes are analysed: their sizes are
+      expressions over the function's symbols (docs/Lifetimes.md, "Symbolic
+      sizes"); only rematerialization still needs static shapes (`dynamic
+      shape ... is not supported here: budgets and rematerialization plan
+      static shapes`)
     - `element type ... of ... has no storage size in the data layout` (for
       instance a scalable vector) on a root; sizes come from MLIR's
       DataLayout (docs/Lifetimes.md, "Sizes")
@@ -115,7 +118,7 @@ def PackArenaPass : Pass<"memplan-pack-arena", "::mlir::ModuleOp"> {
   let summary = "Place every internal allocation of a function in one arena";
   let description = [{
     Runs at memref level (after bufferization) on every function of the
-    module. Every static-shaped, identity-layout `memref.alloc` that the
+    module. Every identity-layout `memref.alloc` that the
     lifetime analysis plans (not returned) and that does not escape becomes
     a `memplan.view` into one `memplan.arena` created at the function's
     entry — one arena per memory space, in the space of its buffers, each
@@ -154,6 +157,24 @@ def PackArenaPass : Pass<"memplan-pack-arena", "::mlir::ModuleOp"> {
     buffers live there with their ops, locations and share of the peak, and
     what a budget recomputed at what extra compute.
 
+    **Dynamic shapes** (docs/Packing.md, "Symbolic sizes"): when a
+    function's planned allocations include dynamic shapes, each buffer's
+    size is an expression over the function's symbols (dimensions of its
+    arguments and its index arguments, named by `memplan.symbols`, bounded by
+    `memplan.bounds` or the `bounds` option). The pass emits, at the entry,
+    the code that computes every offset and the arena's size from the
+    arguments' sizes (`memplan.arena ... size(%n) : memref<?xi8>`, buffers
+    as `memplan.dynamic_view`), following a plan valid for every size:
+    `symbolic-algorithm` = `partitions` (tract's), `ordered` (the order of a
+    packing at representative sizes) or `auto` (both; the smaller arena is
+    taken at run time). With `bounded`, one static plan at the bounds is
+    used for every smaller shape, each dynamic buffer checked at the entry
+    against its planned bytes (`cf.assert`). `eval` names points at which
+    the report evaluates the plan. The bounds used are recorded in
+    `memplan.bounds`. A buffer whose size is no affine function of the
+    arguments' sizes leaves its function unplanned (warning; error with
+    `strict`).
+
     A function the lifetime analysis rejects is left as it is, with the
     fallback of `memplan-annotate-lifetimes` (a warning, `memplan.unplanned`;
     an error with `strict`); functions already marked `memplan.unplanned` are
@@ -169,6 +190,13 @@ def PackArenaPass : Pass<"memplan-pack-arena", "::mlir::ModuleOp"> {
       than 2^63-1 bytes` or `the planned buffers of @f up to this one total
       more than 2^63-1 bytes` (on the alloc: the arena's extent is an index)
     - `a dealloc frees a value that may be a planned buffer or not`
+    - `memplan-pack-arena: bounded=true needs a bound for every symbol of @f;
+      missing: B (...)`, `bad bounds option: ...`, `bad eval option: ...`,
+      `'memplan.bounds' bounds 'S', which is not a symbol of @f (its
+      symbols: ...)`, `symbol 'B' names two dimensions of @f; give each its
+      own name`
+    - `the size of this buffer, <expr> bytes, is negative or does not fit an
+      index at <point>` (at the representative point)
     - `cannot write the report '...': ...`
   }];
   let options = [
@@ -200,9 +228,25 @@ def PackArenaPass : Pass<"memplan-pack-arena", "::mlir::ModuleOp"> {
     Option<"strict", "strict", "bool", /*default=*/"false",
            "Reject a function the analysis cannot handle (an error) instead "
            "of leaving it unplanned with a warning">,
+    Option<"symbolicAlgorithm", "symbolic-algorithm",
+           "::mlir::memplan::SymbolicAlgorithm",
+           /*default=*/"::mlir::memplan::SymbolicAlgorithm::Auto",
+           "Functions with dynamic shapes: partitions (tract's), ordered, or "
+           "auto (both, the smaller arena chosen at run time; the default)",
+           [{::mlir::memplan::symbolicAlgorithmValues()}]>,
+    Option<"bounded", "bounded", "bool", /*default=*/"false",
+           "Functions with dynamic shapes: one static plan at the bounds, "
+           "used for every smaller shape (every symbol needs a bound)">,
+    Option<"boundsOption", "bounds", "std::string", /*default=*/"\"\"",
+           "Bounds of symbols not bounded by memplan.bounds: B=64,S=1024">,
+    Option<"evalOption", "eval", "std::string", /*default=*/"\"\"",
+           "Points the report evaluates dynamic plans at: B=8,S=1024;B=1,S=16">,
   ];
   let dependentDialects = ["::mlir::memplan::MemplanDialect",
-                           "::mlir::memref::MemRefDialect"];
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::cf::ControlFlowDialect",
+                           "::mlir::tensor::TensorDialect"];
 }
 
 def VerifyPlanPass : Pass<"memplan-verify-plan"> {
@@ -212,7 +256,17 @@ def VerifyPlanPass : Pass<"memplan-verify-plan"> {
     plan: at most one `memplan.arena` per function and memory space, every
     `memplan.view` takes one of them, is not returned, lies inside it, no two
     views whose lifetimes overlap share a byte, and, when the function
-    carries `memplan.budget`, the arena is no larger than the budget. (A
+    carries `memplan.budget`, the arena is no larger than the budget.
+
+    A plan whose offsets or arena size are computed at run time (dynamic
+    shapes: `memplan.dynamic_view`, an arena with a `size`) is checked by
+    evaluating the function's index code at sample sizes of its symbols:
+    the bounds (`memplan.bounds`) when every symbol has one, all symbols
+    equal to 0, 1, 2, 3, 7, 64, 1000, 4096, and eight fixed pseudo-random
+    points in [0, 4096], each clamped to its bound. At each point where the
+    sizes are defined every view must be aligned, inside its arena, and not
+    share a byte with a view live at the same time. This is evidence, not a
+    proof for all sizes; `remarks=true` says which check each function got. (A
     view's memory space and the alignment of its offset are checked by the
     view's own verifier, before any pass runs.) Functions marked `memplan.unplanned` are
     skipped. Changes nothing.
@@ -232,7 +286,23 @@ def VerifyPlanPass : Pass<"memplan-verify-plan"> {
     - `buffers overlap in time and share bytes` on the later view, with a note
       `clashes with this buffer` on the other
     - `arena of N bytes exceeds the budget of B bytes`
+    - at sample sizes: `at B=7: buffers overlap in time and share bytes`,
+      `at B=7: view [a, b) ends past its arena of N bytes`, `at B=7: offset
+      N is not a multiple of the view's alignment A`
+    - `memplan-verify-plan: an offset or size depends on this op, which
+      cannot be evaluated at sample sizes, so the plan of @f cannot be
+      checked` (the evaluator knows constants, integer `arith`,
+      `affine.apply`, and the dimensions of arguments, allocations, views and
+      casts)
+    - `the plan of @f, sized at run time, could not be evaluated at any of N
+      sample sizes`
   }];
+  let options = [
+    Option<"remarks", "remarks", "bool", /*default=*/"false",
+           "Emit a remark per planned function saying how its plan was "
+           "checked: exactly (static offsets) or by evaluation at sample "
+           "sizes (offsets computed at run time)">,
+  ];
   let dependentDialects = ["::mlir::memplan::MemplanDialect"];
 }
 

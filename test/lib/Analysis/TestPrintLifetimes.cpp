@@ -21,6 +21,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "memplan/Analysis/Lifetimes.h"
+#include "memplan/Analysis/SymbolicSizes.h"
+#include "memplan/IR/MemplanOps.h"
 
 #include "mlir/Analysis/Liveness.h"
 
@@ -67,9 +69,14 @@ struct TestPrintLifetimesPass
     WalkResult walk = getOperation()->walk([&](FunctionOpInterface func) {
       if (func.isExternal())
         return WalkResult::advance();
-      FailureOr<FunctionLifetimes> lifetimes = FunctionLifetimes::analyze(func);
+      FailureOr<FunctionLifetimes> lifetimes =
+          FunctionLifetimes::analyze(func, /*allowDynamicShapes=*/true);
       if (failed(lifetimes))
         return WalkResult::interrupt();
+      FailureOr<SymbolicSizes> sizes = SymbolicSizes::create(func);
+      if (failed(sizes))
+        return WalkResult::interrupt();
+      DataLayout layout = DataLayout::closest(func);
       AsmState state(func);
       os << "lifetimes of @" << func.getName() << " ("
          << lifetimes->getNumSteps() << " steps)\n";
@@ -81,11 +88,31 @@ struct TestPrintLifetimesPass
           os << def->getName() << " @" << lifetimes->getStep(def);
         else
           os << "argument";
-        os << ": " << root.size << " B [" << root.live.start << ", "
-           << root.live.end << ") " << getStatus(root) << "\n";
+        os << ": ";
+        if (!cast<ShapedType>(root.value.getType()).hasStaticShape()) {
+          // The size over the function's symbols, or why there is none.
+          auto shaped = cast<ShapedType>(root.value.getType());
+          uint64_t element =
+              getElementStorageBytes(shaped.getElementType(), layout)
+                  .value_or(0);
+          ScopedDiagnosticHandler quiet(func.getContext(),
+                                        [](Diagnostic &) { return success(); });
+          FailureOr<AffineExpr> bytes =
+              sizes->getByteSize(root.value.getLoc(), root.value, element);
+          os << (succeeded(bytes) ? sizes->print(*bytes) : "?") << " B [";
+        } else {
+          os << root.size << " B [";
+        }
+        os << root.live.start << ", " << root.live.end << ") "
+           << getStatus(root) << "\n";
       }
       LowerBound peak = lifetimes->getPeak();
-      os << "peak = " << peak.bytes << " at step " << peak.step << "\n";
+      os << "peak = " << peak.bytes << " at step " << peak.step;
+      if (llvm::any_of(lifetimes->getRoots(), [](const Root &root) {
+            return root.isPlanned() && root.dynamicSize;
+          }))
+        os << " (buffers of dynamic size not counted)";
+      os << "\n";
       if (crossCheck && failed(checkAgainstLiveness(func, *lifetimes, state)))
         return WalkResult::interrupt();
       return WalkResult::advance();

@@ -1,0 +1,110 @@
+//===- SymbolicSizes.h - Buffer sizes over a function's symbols -*- C++ -*-===//
+//
+// Part of memplan.
+//
+//===----------------------------------------------------------------------===//
+//
+// A function with dynamic shapes allocates buffers whose sizes are known only
+// at run time. Their sizes are expressions over the function's *symbols*:
+// the dynamic dimensions of its shaped arguments and its `index` arguments.
+// A symbol is named `a<N>d<D>` (dimension D of argument N) or `a<N>` (index
+// argument N) unless the argument's `memplan.symbols` attribute names it:
+//
+//   func.func @f(%x: memref<?x?xf32> {memplan.symbols = ["B", "S"]}, ...)
+//
+// Bounds come from the function's `memplan.bounds = {B = 64 : i64}` or from a
+// pass option. Sizes are found by upstream's ValueBoundsOpInterface, which
+// relates `memref.dim`, `tensor.dim`, `affine.apply`, `arith` and many more
+// back to the arguments (docs/Lifetimes.md, "Symbolic sizes").
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MEMPLAN_ANALYSIS_SYMBOLICSIZES_H
+#define MEMPLAN_ANALYSIS_SYMBOLICSIZES_H
+
+#include "mlir/IR/AffineExpr.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Value.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+#include "mlir/Support/LLVM.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringMap.h"
+
+#include <optional>
+#include <string>
+
+namespace mlir {
+namespace memplan {
+
+/// A quantity known only at run time that buffer sizes depend on.
+struct SizeSymbol {
+  /// The function argument: an index, or a shaped value of which this is
+  /// dimension `dim`.
+  BlockArgument arg;
+  std::optional<int64_t> dim;
+  std::string name;
+  /// Inclusive upper bound, when known.
+  std::optional<uint64_t> bound;
+};
+
+/// The symbols of one function and the sizes of its buffers over them.
+class SymbolicSizes {
+public:
+  /// Collects the function's potential symbols (every dynamic dimension of
+  /// a ranked shaped argument, every index argument) with their names and
+  /// the bounds of its `memplan.bounds` attribute; `extraBounds` (by name)
+  /// fill in those the attribute does not give. Located errors on a bad
+  /// `memplan.symbols` or `memplan.bounds`.
+  static FailureOr<SymbolicSizes>
+  create(FunctionOpInterface func,
+         const llvm::StringMap<uint64_t> &extraBounds = {});
+
+  /// The byte size of `value`, a ranked memref or tensor whose dynamic
+  /// dimensions are affine functions of the symbols (as far as upstream's
+  /// value bounds can tell), as an expression over symbols (symbol k is the
+  /// k-th of getSymbols()): the product of its dimensions times
+  /// `elementBytes`. Emits a located error at `loc` and fails when a
+  /// dimension is not such a function.
+  FailureOr<AffineExpr> getByteSize(Location loc, Value value,
+                                    uint64_t elementBytes);
+
+  /// Every potential symbol, in argument order.
+  ArrayRef<SizeSymbol> getSymbols() const { return symbols; }
+  /// The index of the symbol named `name`, if any.
+  std::optional<unsigned> lookup(StringRef name) const;
+
+  /// `expr` with symbols written by name ("3072 * B * S").
+  std::string print(AffineExpr expr) const;
+
+  /// Builds the symbols' values at the builder's insertion point (the
+  /// function's entry): `memref.dim`/`tensor.dim` of the arguments, or the
+  /// index arguments themselves.
+  /// Symbols not in `used` (when given) get a null value.
+  SmallVector<Value> materializeSymbols(OpBuilder &builder, Location loc,
+                                        ArrayRef<bool> used = {}) const;
+
+private:
+  explicit SymbolicSizes(FunctionOpInterface func) : func(func) {}
+  /// The symbol for (arg, dim) (dim -1 for an index argument).
+  std::optional<unsigned> symbolOf(Value value,
+                                   std::optional<int64_t> dim) const;
+
+  FunctionOpInterface func;
+  SmallVector<SizeSymbol> symbols;
+};
+
+/// `expr` (symbols only, no dimensions) at the given symbol values, with
+/// checked 64-bit arithmetic; std::nullopt on overflow, division by zero or
+/// a negative result. Iterative: no recursion on the expression's depth.
+std::optional<uint64_t> evaluateSizeExpr(AffineExpr expr,
+                                         ArrayRef<uint64_t> symbolValues);
+
+/// Parses "B=64,S=1024" into `out` (names to values); an error message on
+/// malformed input.
+std::optional<std::string> parseSymbolValues(StringRef text,
+                                             llvm::StringMap<uint64_t> &out);
+
+} // namespace memplan
+} // namespace mlir
+
+#endif // MEMPLAN_ANALYSIS_SYMBOLICSIZES_H

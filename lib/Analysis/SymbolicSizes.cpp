@@ -1,0 +1,305 @@
+//===- SymbolicSizes.cpp - Buffer sizes over a function's symbols ---------===//
+//
+// Part of memplan.
+//
+//===----------------------------------------------------------------------===//
+
+#include "memplan/Analysis/SymbolicSizes.h"
+#include "memplan/IR/MemplanDialect.h"
+
+#include "mlir/Dialect/Affine/Utils.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/Interfaces/ValueBoundsOpInterface.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/CheckedArithmetic.h"
+
+using namespace mlir;
+using namespace mlir::memplan;
+
+static bool isSymbolName(StringRef name) {
+  if (name.empty() || !(isalpha(name[0]) || name[0] == '_'))
+    return false;
+  return llvm::all_of(name, [](char c) { return isalnum(c) || c == '_'; });
+}
+
+FailureOr<SymbolicSizes>
+SymbolicSizes::create(FunctionOpInterface func,
+                      const llvm::StringMap<uint64_t> &extraBounds) {
+  SymbolicSizes result(func);
+  Block &entry = func.getFunctionBody().front();
+  llvm::StringSet<> seen;
+  for (BlockArgument arg : entry.getArguments()) {
+    unsigned n = arg.getArgNumber();
+    Attribute names = func.getArgAttr(n, MemplanDialect::getSymbolsAttrName());
+    auto add = [&](std::optional<int64_t> dim,
+                   StringAttr given) -> LogicalResult {
+      std::string name = "a" + std::to_string(n);
+      if (dim)
+        name += "d" + std::to_string(*dim);
+      if (given && !given.getValue().empty()) {
+        if (!isSymbolName(given.getValue()))
+          return func.emitError("'")
+                 << MemplanDialect::getSymbolsAttrName() << "' name '"
+                 << given.getValue() << "' of argument " << n
+                 << " is not an identifier ([A-Za-z_][A-Za-z0-9_]*)";
+        name = given.getValue().str();
+      }
+      if (!seen.insert(name).second)
+        return func.emitError("symbol '")
+               << name << "' names two dimensions of @" << func.getName()
+               << "; give each its own name";
+      result.symbols.push_back({arg, dim, name, std::nullopt});
+      return success();
+    };
+    if (arg.getType().isIndex()) {
+      if (failed(add(std::nullopt, dyn_cast_if_present<StringAttr>(names))))
+        return failure();
+      continue;
+    }
+    auto shaped = dyn_cast<ShapedType>(arg.getType());
+    if (!shaped || !shaped.hasRank())
+      continue;
+    auto array = dyn_cast_if_present<ArrayAttr>(names);
+    for (int64_t d = 0; d < shaped.getRank(); ++d)
+      if (shaped.isDynamicDim(d) &&
+          failed(add(d, array ? dyn_cast<StringAttr>(array[d]) : StringAttr())))
+        return failure();
+  }
+  if (auto bounds = func->getAttrOfType<DictionaryAttr>(
+          MemplanDialect::getBoundsAttrName()))
+    for (NamedAttribute bound : bounds) {
+      std::optional<unsigned> k = result.lookup(bound.getName().getValue());
+      if (!k) {
+        std::string known;
+        for (const SizeSymbol &s : result.symbols)
+          known += (known.empty() ? "" : ", ") + s.name;
+        return func.emitError("'")
+               << MemplanDialect::getBoundsAttrName() << "' bounds '"
+               << bound.getName().getValue() << "', which is not a symbol of @"
+               << func.getName()
+               << " (its symbols: " << (known.empty() ? "none" : known) << ")";
+      }
+      result.symbols[*k].bound = cast<IntegerAttr>(bound.getValue()).getInt();
+    }
+  for (SizeSymbol &s : result.symbols)
+    if (!s.bound)
+      if (auto it = extraBounds.find(s.name); it != extraBounds.end())
+        s.bound = it->second;
+  return result;
+}
+
+std::optional<unsigned> SymbolicSizes::lookup(StringRef name) const {
+  for (auto [k, s] : llvm::enumerate(symbols))
+    if (s.name == name)
+      return k;
+  return std::nullopt;
+}
+
+std::optional<unsigned>
+SymbolicSizes::symbolOf(Value value, std::optional<int64_t> dim) const {
+  for (auto [k, s] : llvm::enumerate(symbols))
+    if (s.arg == value && s.dim == dim)
+      return k;
+  return std::nullopt;
+}
+
+FailureOr<AffineExpr> SymbolicSizes::getByteSize(Location loc, Value value,
+                                                 uint64_t elementBytes) {
+  MLIRContext *ctx = func.getContext();
+  auto shaped = cast<ShapedType>(value.getType());
+  Block *entry = &func.getFunctionBody().front();
+  // Stop at the function's arguments: what the entry block can compute.
+  auto stop = [&](Value v, std::optional<int64_t>, ValueBoundsConstraintSet &) {
+    auto arg = dyn_cast<BlockArgument>(v);
+    return arg && arg.getOwner() == entry;
+  };
+  AffineExpr bytes = getAffineConstantExpr(elementBytes, ctx);
+  for (int64_t d = 0; d < shaped.getRank(); ++d) {
+    if (!shaped.isDynamicDim(d)) {
+      bytes = bytes * shaped.getDimSize(d);
+      continue;
+    }
+    AffineMap map;
+    ValueDimList operands;
+    if (failed(ValueBoundsConstraintSet::computeBound(
+            map, operands, presburger::BoundType::EQ,
+            ValueBoundsConstraintSet::Variable(value, d), stop)) ||
+        map.getNumResults() != 1)
+      return emitError(loc, "dimension ")
+             << d << " of " << value.getType()
+             << " is not an affine function of the sizes of @" << func.getName()
+             << "'s arguments, so its buffer cannot be placed before the "
+                "function runs";
+    SmallVector<AffineExpr> replacements;
+    for (auto [operand, dim] : operands) {
+      std::optional<unsigned> k = symbolOf(operand, dim);
+      if (!k)
+        return emitError(loc, "dimension ")
+               << d << " of " << value.getType()
+               << " depends on an argument that is not a symbol (a static "
+                  "dimension or an integer that is not an index)";
+      replacements.push_back(getAffineSymbolExpr(*k, ctx));
+    }
+    AffineExpr dimExpr = map.getResult(0).replaceDimsAndSymbols(
+        ArrayRef<AffineExpr>(replacements).take_front(map.getNumDims()),
+        ArrayRef<AffineExpr>(replacements).drop_front(map.getNumDims()));
+    bytes = bytes * dimExpr;
+  }
+  return bytes;
+}
+
+namespace {
+/// Folds `expr` bottom-up without recursion: `leaf` gives a constant's or a
+/// symbol's value, `combine` a binary node's from its operands'.
+template <typename T, typename Leaf, typename Combine>
+std::optional<T> foldExpr(AffineExpr expr, Leaf leaf, Combine combine) {
+  struct Frame {
+    AffineExpr expr;
+    bool expanded;
+  };
+  SmallVector<Frame> stack{{expr, false}};
+  SmallVector<T> values;
+  while (!stack.empty()) {
+    Frame frame = stack.pop_back_val();
+    auto binary = dyn_cast<AffineBinaryOpExpr>(frame.expr);
+    if (!binary) {
+      std::optional<T> value = leaf(frame.expr);
+      if (!value)
+        return std::nullopt;
+      values.push_back(std::move(*value));
+      continue;
+    }
+    if (!frame.expanded) {
+      stack.push_back({frame.expr, true});
+      stack.push_back({binary.getRHS(), false});
+      stack.push_back({binary.getLHS(), false});
+      continue;
+    }
+    T rhs = values.pop_back_val();
+    T lhs = values.pop_back_val();
+    std::optional<T> value = combine(binary.getKind(), lhs, rhs);
+    if (!value)
+      return std::nullopt;
+    values.push_back(std::move(*value));
+  }
+  return values.back();
+}
+} // namespace
+
+std::optional<uint64_t>
+mlir::memplan::evaluateSizeExpr(AffineExpr expr,
+                                ArrayRef<uint64_t> symbolValues) {
+  auto leaf = [&](AffineExpr e) -> std::optional<int64_t> {
+    if (auto c = dyn_cast<AffineConstantExpr>(e))
+      return c.getValue();
+    if (auto s = dyn_cast<AffineSymbolExpr>(e);
+        s && s.getPosition() < symbolValues.size() &&
+        symbolValues[s.getPosition()] <= uint64_t(INT64_MAX))
+      return static_cast<int64_t>(symbolValues[s.getPosition()]);
+    return std::nullopt;
+  };
+  auto combine = [](AffineExprKind kind, int64_t lhs,
+                    int64_t rhs) -> std::optional<int64_t> {
+    switch (kind) {
+    case AffineExprKind::Add:
+      return llvm::checkedAdd(lhs, rhs);
+    case AffineExprKind::Mul:
+      return llvm::checkedMul(lhs, rhs);
+    case AffineExprKind::FloorDiv:
+    case AffineExprKind::CeilDiv:
+    case AffineExprKind::Mod: {
+      if (rhs <= 0)
+        return std::nullopt;
+      int64_t q = lhs / rhs, r = lhs % rhs;
+      if (r != 0 && lhs < 0)
+        q -= 1, r += rhs; // floor
+      if (kind == AffineExprKind::Mod)
+        return r;
+      if (kind == AffineExprKind::CeilDiv && r != 0)
+        return q + 1;
+      return q;
+    }
+    default:
+      return std::nullopt;
+    }
+  };
+  std::optional<int64_t> value = foldExpr<int64_t>(expr, leaf, combine);
+  if (!value || *value < 0)
+    return std::nullopt;
+  return static_cast<uint64_t>(*value);
+}
+
+std::string SymbolicSizes::print(AffineExpr expr) const {
+  auto leaf = [&](AffineExpr e) -> std::optional<std::string> {
+    if (auto c = dyn_cast<AffineConstantExpr>(e))
+      return std::to_string(c.getValue());
+    if (auto s = dyn_cast<AffineSymbolExpr>(e);
+        s && s.getPosition() < symbols.size())
+      return symbols[s.getPosition()].name;
+    return std::string("?");
+  };
+  // Parenthesize sums inside products and divisions.
+  auto combine = [](AffineExprKind kind, const std::string &lhs,
+                    const std::string &rhs) -> std::optional<std::string> {
+    auto wrap = [](const std::string &s) {
+      return s.find(" + ") == std::string::npos ? s : "(" + s + ")";
+    };
+    switch (kind) {
+    case AffineExprKind::Add:
+      return lhs + " + " + rhs;
+    case AffineExprKind::Mul:
+      return wrap(lhs) + " * " + wrap(rhs);
+    case AffineExprKind::FloorDiv:
+      return wrap(lhs) + " floordiv " + wrap(rhs);
+    case AffineExprKind::CeilDiv:
+      return wrap(lhs) + " ceildiv " + wrap(rhs);
+    case AffineExprKind::Mod:
+      return wrap(lhs) + " mod " + wrap(rhs);
+    default:
+      return std::string("?");
+    }
+  };
+  return foldExpr<std::string>(expr, leaf, combine).value_or("?");
+}
+
+SmallVector<Value>
+SymbolicSizes::materializeSymbols(OpBuilder &builder, Location loc,
+                                  ArrayRef<bool> used) const {
+  SmallVector<Value> values;
+  for (auto [k, s] : llvm::enumerate(symbols)) {
+    if (!used.empty() && !used[k]) {
+      values.push_back(Value());
+      continue;
+    }
+    if (!s.dim) {
+      values.push_back(s.arg);
+      continue;
+    }
+    if (isa<MemRefType>(s.arg.getType()))
+      values.push_back(memref::DimOp::create(builder, loc, s.arg, *s.dim));
+    else
+      values.push_back(tensor::DimOp::create(builder, loc, s.arg, *s.dim));
+  }
+  return values;
+}
+
+std::optional<std::string>
+mlir::memplan::parseSymbolValues(StringRef text,
+                                 llvm::StringMap<uint64_t> &out) {
+  SmallVector<StringRef> entries;
+  text.split(entries, ',', -1, /*KeepEmpty=*/false);
+  for (StringRef entry : entries) {
+    auto [name, value] = entry.trim().split('=');
+    name = name.trim();
+    value = value.trim();
+    uint64_t number = 0;
+    if (!isSymbolName(name) || value.getAsInteger(10, number) ||
+        number > uint64_t(INT64_MAX))
+      return "expected NAME=VALUE (a non-negative integer), got '" +
+             entry.trim().str() + "'";
+    out[name] = number;
+  }
+  return std::nullopt;
+}

@@ -1,0 +1,56 @@
+//===- SymbolicArena.h - Arenas for dynamic shapes --------------*- C++ -*-===//
+//
+// Part of memplan. Internal to lib/Transforms (memplan-pack-arena).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MEMPLAN_LIB_TRANSFORMS_SYMBOLICARENA_H
+#define MEMPLAN_LIB_TRANSFORMS_SYMBOLICARENA_H
+
+#include "memplan/Analysis/Lifetimes.h"
+#include "memplan/Planning/Packing.h"
+#include "memplan/Planning/Report.h"
+#include "memplan/Planning/Symbolic.h"
+
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "llvm/ADT/StringMap.h"
+
+#include <vector>
+
+namespace mlir {
+namespace memplan {
+
+/// The alignment a planned allocation occupies its bytes at: the largest of
+/// the pass's `alignment`, the allocation's own and its element's storage
+/// size rounded up to a power of two.
+uint64_t getBufferAlignment(memref::AllocOp alloc, uint64_t alignment);
+
+struct SymbolicArenaConfig {
+  SymbolicAlgorithm algorithm = SymbolicAlgorithm::Auto;
+  /// Plan once, statically, at the bounds (XLA's way), with a run-time
+  /// check that every buffer fits what was planned for it.
+  bool bounded = false;
+  uint64_t alignment = 64;
+  PackOptions pack;
+  /// Bounds by symbol name (the pass option), after `memplan.bounds`.
+  llvm::StringMap<uint64_t> bounds;
+  /// Points the report evaluates the plan at.
+  std::vector<llvm::StringMap<uint64_t>> evalPoints;
+  bool strict = false;
+};
+
+/// Plans the candidate allocations of `func` when some of them have dynamic
+/// shapes: `plannedBySpace[space]` are root indices of `lifetimes`, one
+/// arena per entry of `spaces`. Appends one report per arena. Returns false
+/// when `func` was left unplanned (per-function fallback, IR unchanged),
+/// failure on an error.
+FailureOr<bool> packSymbolicFunction(
+    FunctionOpInterface func, const FunctionLifetimes &lifetimes,
+    ArrayRef<Attribute> spaces,
+    const DenseMap<Attribute, std::vector<size_t>> &plannedBySpace,
+    const SymbolicArenaConfig &config, std::vector<ReportFunction> &reports);
+
+} // namespace memplan
+} // namespace mlir
+
+#endif // MEMPLAN_LIB_TRANSFORMS_SYMBOLICARENA_H

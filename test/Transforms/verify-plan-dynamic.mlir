@@ -1,0 +1,90 @@
+// memplan-verify-plan on plans whose offsets are computed at run time: it
+// evaluates the function's index code at sample sizes. Each plan below is
+// written by hand.
+//
+// RUN: memplan-opt %s -split-input-file -verify-diagnostics --memplan-verify-plan="remarks=true"
+
+// Two buffers of 64*B bytes live at once, the second at offset 1024: they
+// are apart for B <= 16 only. The sample at B=64 finds the clash.
+func.func @overlapsWhenLarge(%x: memref<?x16xf32> {memplan.symbols = ["B", ""]}) {
+  %c0 = arith.constant 0 : index
+  %c1024 = arith.constant 1024 : index
+  %b = memref.dim %x, %c0 : memref<?x16xf32>
+  %c64 = arith.constant 64 : index
+  %bytes = arith.muli %b, %c64 : index
+  %size = arith.addi %bytes, %c1024 : index
+  %arena = memplan.arena alignment(64) size(%size) : memref<?xi8>
+  // expected-note @+1 {{clashes with this buffer: [0, 4096) live on [7, 10)}}
+  %v = memplan.dynamic_view %arena[%c0][%b] alignment(64) : memref<?xi8> to memref<?x16xf32>
+  // expected-error @+1 {{at B=64: buffers overlap in time and share bytes: [1024, 5120) live on [8, 10)}}
+  %w = memplan.dynamic_view %arena[%c1024][%b] alignment(64) : memref<?xi8> to memref<?x16xf32>
+  linalg.copy ins(%v : memref<?x16xf32>) outs(%w : memref<?x16xf32>)
+  return
+}
+
+// -----
+
+// The same buffers one after the other: the second starts where the first
+// ends, whatever B is.
+// expected-remark @+1 {{memplan-verify-plan: @apart: offsets computed at run time, checked by evaluation at 16 sample sizes (not proven for all sizes)}}
+func.func @apart(%x: memref<?x16xf32> {memplan.symbols = ["B", ""]}) {
+  %c0 = arith.constant 0 : index
+  %b = memref.dim %x, %c0 : memref<?x16xf32>
+  %c64 = arith.constant 64 : index
+  %bytes = arith.muli %b, %c64 : index
+  %size = arith.addi %bytes, %bytes : index
+  %arena = memplan.arena alignment(64) size(%size) : memref<?xi8>
+  %v = memplan.dynamic_view %arena[%c0][%b] alignment(64) : memref<?xi8> to memref<?x16xf32>
+  %w = memplan.dynamic_view %arena[%bytes][%b] alignment(64) : memref<?xi8> to memref<?x16xf32>
+  linalg.copy ins(%v : memref<?x16xf32>) outs(%w : memref<?x16xf32>)
+  return
+}
+
+// -----
+
+// An arena one byte short when B is odd... and B = 1 is a sample.
+func.func @short(%x: memref<?xi8> {memplan.symbols = ["B"]}) {
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  %b = memref.dim %x, %c0 : memref<?xi8>
+  %half = arith.divui %b, %c2 : index
+  %size = arith.muli %half, %c2 : index
+  %arena = memplan.arena alignment(64) size(%size) : memref<?xi8>
+  // expected-error @+1 {{at B=1: view [0, 1) ends past its arena of 0 bytes}}
+  %v = memplan.dynamic_view %arena[%c0][%b] alignment(64) : memref<?xi8> to memref<?xi8>
+  linalg.copy ins(%x : memref<?xi8>) outs(%v : memref<?xi8>)
+  return
+}
+
+// -----
+
+// Within its bounds a plan that would clash above them is fine: the samples
+// are the bound and 0, 1, 2, 3, 7 (64, 1000 and 4096 clamp to it) and the
+// pseudo-random ones, clamped too (duplicates dropped).
+// expected-remark @+1 {{memplan-verify-plan: @bounded: offsets computed at run time, checked by evaluation at 7 sample sizes (not proven for all sizes)}}
+func.func @bounded(%x: memref<?x16xf32> {memplan.symbols = ["B", ""]}) attributes {memplan.bounds = {B = 16 : i64}} {
+  %c0 = arith.constant 0 : index
+  %c1024 = arith.constant 1024 : index
+  %c2048 = arith.constant 2048 : index
+  %b = memref.dim %x, %c0 : memref<?x16xf32>
+  %arena = memplan.arena alignment(64) size(%c2048) : memref<?xi8>
+  %v = memplan.dynamic_view %arena[%c0][%b] alignment(64) : memref<?xi8> to memref<?x16xf32>
+  %w = memplan.dynamic_view %arena[%c1024][%b] alignment(64) : memref<?xi8> to memref<?x16xf32>
+  linalg.copy ins(%v : memref<?x16xf32>) outs(%w : memref<?x16xf32>)
+  return
+}
+
+// -----
+
+// An offset the evaluator cannot compute: the plan cannot be checked.
+func.func @loaded(%x: memref<?xf32>, %o: memref<index>) {
+  %c0 = arith.constant 0 : index
+  %b = memref.dim %x, %c0 : memref<?xf32>
+  // expected-error @+1 {{memplan-verify-plan: an offset or size depends on this op, which cannot be evaluated at sample sizes, so the plan of @loaded cannot be checked}}
+  %off = memref.load %o[] : memref<index>
+  %c4096 = arith.constant 4096 : index
+  %arena = memplan.arena alignment(64) size(%c4096) : memref<?xi8>
+  %v = memplan.dynamic_view %arena[%off][%b] alignment(64) : memref<?xi8> to memref<?xf32>
+  linalg.copy ins(%x : memref<?xf32>) outs(%v : memref<?xf32>)
+  return
+}
