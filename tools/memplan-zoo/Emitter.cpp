@@ -18,7 +18,18 @@ Value Emitter::cst(OpBuilder &ib, double v) {
 }
 
 Value Emitter::empty(ArrayRef<int64_t> shape) {
-  return tensor::EmptyOp::create(b, loc, shape, ft);
+  SmallVector<Value> sizes(llvm::count(shape, ShapedType::kDynamic),
+                           dynamicSize);
+  return tensor::EmptyOp::create(b, loc, shape, ft, sizes);
+}
+
+Value Emitter::inverseRows(Value x) {
+  int64_t n = shapeOf(x)[0];
+  if (n != ShapedType::kDynamic)
+    return cst(1.0 / n);
+  Value count = arith::IndexCastOp::create(b, loc, b.getI64Type(), dynamicSize);
+  Value rows = arith::SIToFPOp::create(b, loc, ft, count);
+  return arith::DivFOp::create(b, loc, cst(1.0), rows);
 }
 
 Value Emitter::full(ArrayRef<int64_t> shape, double value) {
@@ -161,7 +172,7 @@ Emitter::SoftmaxParts Emitter::softmaxParts(Value x) {
 }
 
 Value Emitter::crossEntropy(Value logits, Value oneHot, Value *dlogits) {
-  int64_t n = shapeOf(logits)[0];
+  Value inverseN = inverseRows(logits);
   SoftmaxParts sm = softmaxParts(logits);
   // Per row: log(sum) + max - <onehot, logits>.
   Value picked =
@@ -176,7 +187,10 @@ Value Emitter::crossEntropy(Value logits, Value oneHot, Value *dlogits) {
                      Value t = arith::AddFOp::create(nb, nl, lg, a[1]);
                      return arith::SubFOp::create(nb, nl, t, a[2]);
                    });
-  Value loss = scale(sumAll(rows), 1.0 / n);
+  Value loss = map({sumAll(rows)},
+                   [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
+                     return arith::MulFOp::create(nb, nl, a[0], inverseN);
+                   });
   if (dlogits)
     *dlogits =
         generic({sm.exp, sm.sum, oneHot}, {idMap(2), dimsMap(2, {0}), idMap(2)},
@@ -184,7 +198,7 @@ Value Emitter::crossEntropy(Value logits, Value oneHot, Value *dlogits) {
                 [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
                   Value p = arith::DivFOp::create(nb, nl, a[0], a[1]);
                   Value d = arith::SubFOp::create(nb, nl, p, a[2]);
-                  return arith::MulFOp::create(nb, nl, d, cst(nb, 1.0 / n));
+                  return arith::MulFOp::create(nb, nl, d, inverseN);
                 });
   return loss;
 }

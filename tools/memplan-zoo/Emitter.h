@@ -27,6 +27,9 @@ public:
   OpBuilder &b;
   Location loc;
   FloatType ft;
+  /// The run-time size of every dynamic dimension (memplan-zoo --dynamic):
+  /// the batch, an index value of the function being emitted.
+  Value dynamicSize;
 
   RankedTensorType type(ArrayRef<int64_t> shape) const {
     return RankedTensorType::get(shape, ft);
@@ -36,7 +39,11 @@ public:
   }
   Value cst(double v);
   Value cst(OpBuilder &ib, double v);
+  /// A new tensor; its dynamic dimensions are `dynamicSize`.
   Value empty(ArrayRef<int64_t> shape);
+  /// 1 / (dimension 0 of `x`), as a float: a constant for a static size,
+  /// computed from `dynamicSize` for a dynamic one.
+  Value inverseRows(Value x);
   Value full(ArrayRef<int64_t> shape, double value);
 
   /// A linalg.generic over `dims` loops producing `outShape` through `outMap`.

@@ -28,7 +28,7 @@ public:
 
   std::string validate() const override {
     if (k.depth < 0 || k.width <= 0 || k.inputs <= 0 || k.classes <= 0 ||
-        k.batch <= 0)
+        (k.batch <= 0 && k.batch != ShapedType::kDynamic))
       return "mlp: depth must be >= 0 and width, inputs, classes, batch > 0";
     return "";
   }

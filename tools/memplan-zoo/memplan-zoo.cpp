@@ -26,6 +26,10 @@
 //   --main=gradcheck  adds @loss, @loss_and_grads and a @main that checks
 //                     every parameter's gradient against central finite
 //                     differences of the loss along a pseudo-random direction
+//   --dynamic=batch   the batch dimension is dynamic (`tensor<?x...>`, the
+//                     symbol `B` of docs/Lifetimes.md); with --main=run,
+//                     @main runs the step at each of --run-batches, sizes
+//                     chosen at run time (mlp only so far)
 //
 //===----------------------------------------------------------------------===//
 
@@ -132,6 +136,17 @@ static cl::opt<int64_t> ffnMult("ffn-mult",
                                 cl::desc("Transformer: FFN width / d-model"),
                                 cl::init(4), cl::cat(category));
 
+static cl::opt<std::string> dynamicDims(
+    "dynamic",
+    cl::desc("batch: the batch dimension is dynamic, named B (mlp only so "
+             "far); @train_step then works for every batch size"),
+    cl::init(""), cl::cat(category));
+static cl::list<int64_t>
+    runBatches("run-batches",
+               cl::desc("--dynamic=batch with --main: the batch sizes @main "
+                        "runs at, in order (default: --batch)"),
+               cl::CommaSeparated, cl::cat(category));
+
 static cl::list<std::string>
     freeze("freeze",
            cl::desc("Freeze the parameters whose names start with one of "
@@ -160,6 +175,10 @@ struct ModuleBuilder {
   FloatType ft;
   Location loc;
   bool device = false;
+  /// The batch @main runs at when --run-batches is not given.
+  int64_t defaultBatch = 4;
+
+  bool dynamicBatch() const { return dynamicDims == "batch"; }
 
   SmallVector<Type> batchTypes() {
     SmallVector<Type> types;
@@ -195,6 +214,15 @@ struct ModuleBuilder {
     b.setInsertionPointToStart(entry);
     Emitter e(b, loc, ft);
     size_t nb = model.batch().size();
+    if (dynamicBatch()) {
+      // Every dynamic dimension is the batch: dimension 0 of the first
+      // batch input, named B for memplan (memplan.symbols).
+      auto first = cast<RankedTensorType>(args.front());
+      SmallVector<Attribute> names(first.getRank(), b.getStringAttr(""));
+      names[0] = b.getStringAttr("B");
+      func.setArgAttr(0, "memplan.symbols", b.getArrayAttr(names));
+      e.dynamicSize = tensor::DimOp::create(b, loc, entry->getArgument(0), 0);
+    }
     SmallVector<Value> ret =
         fill(e, entry->getArguments().take_front(nb),
              entry->getArguments().drop_front(nb).drop_back(extraArgs.size()));
@@ -332,22 +360,30 @@ struct ModuleBuilder {
     func::ReturnOp::create(b, loc, v);
   }
 
-  /// The linear index of the current element of a generic over `shape`.
+  /// The linear index of the current element of a generic over `shape`
+  /// (only dimension 0 may be dynamic: its size does not enter).
   static Value linearIndex(OpBuilder &b, Location l, ArrayRef<int64_t> shape) {
     Value lin = arith::ConstantIndexOp::create(b, l, 0);
     for (unsigned d = 0; d < shape.size(); ++d) {
+      int64_t size = ShapedType::isDynamic(shape[d]) ? 1 : shape[d];
       Value scaled = arith::MulIOp::create(
-          b, l, lin, arith::ConstantIndexOp::create(b, l, shape[d]));
+          b, l, lin, arith::ConstantIndexOp::create(b, l, size));
       lin =
           arith::AddIOp::create(b, l, scaled, linalg::IndexOp::create(b, l, d));
     }
     return lin;
   }
 
-  /// A tensor of `elem` produced element by element by `body(lin, idx...)`.
+  /// The batch size @main runs the step at (--dynamic=batch).
+  Value runBatch;
+
+  /// A tensor of `elem` produced element by element by `body(lin, idx...)`;
+  /// dynamic dimensions are `runBatch`.
   Value generate(OpBuilder &b, ArrayRef<int64_t> shape, Type elem,
                  function_ref<Value(OpBuilder &, Location, Value)> body) {
-    Value out = tensor::EmptyOp::create(b, loc, shape, elem);
+    SmallVector<Value> sizes(llvm::count(shape, ShapedType::kDynamic),
+                             runBatch);
+    Value out = tensor::EmptyOp::create(b, loc, shape, elem, sizes);
     unsigned n = shape.size();
     SmallVector<utils::IteratorType> iters(n, utils::IteratorType::parallel);
     return linalg::GenericOp::create(
@@ -575,16 +611,29 @@ struct ModuleBuilder {
     if (device)
       func->setAttr("memplan.host", b.getUnitAttr());
     b.setInsertionPointToStart(func.addEntryBlock());
+    SmallVector<int64_t> sizes(runBatches.begin(), runBatches.end());
+    if (sizes.empty())
+      sizes.push_back(defaultBatch);
+    if (dynamicBatch())
+      runBatch = index(b, sizes.front());
     SmallVector<Value> args = makeBatch(b);
     size_t nb = args.size();
     llvm::append_range(args, makeParams(b));
     SmallVector<Type> stepResults{lossType()};
     llvm::append_range(stepResults, paramTypes());
     if (!gradcheck) {
-      if (device)
+      if (device) {
         runOnDevice(b, args, nb);
-      else
+      } else {
         runOnHost(b, args, nb);
+        // The same step, compiled once, at the other batch sizes.
+        for (int64_t size : ArrayRef<int64_t>(sizes).drop_front()) {
+          runBatch = index(b, size);
+          SmallVector<Value> more = makeBatch(b);
+          llvm::append_range(more, ArrayRef<Value>(args).drop_front(nb));
+          runOnHost(b, more, nb);
+        }
+      }
       func::ReturnOp::create(b, loc);
       return;
     }
@@ -661,9 +710,26 @@ int main(int argc, char **argv) {
   auto orDefault = [](int64_t value, int64_t fallback) {
     return value < 0 ? fallback : value;
   };
+  if (!dynamicDims.empty() && dynamicDims != "batch")
+    fail("unknown --dynamic '" + dynamicDims + "' (expected batch)");
+  bool dynamic = dynamicDims == "batch";
+  if (dynamic && modelName != "mlp")
+    fail("--dynamic=batch supports --model=mlp only so far");
+  if (dynamic && targetName == "nvvm")
+    fail("--dynamic=batch needs --target=cpu: memplan's device lowering "
+         "supports static shapes only");
+  if (!runBatches.empty() && !dynamic)
+    fail("--run-batches needs --dynamic=batch");
+  if (!runBatches.empty() && mainKind == "none")
+    fail("--run-batches needs --main=run or --main=gradcheck");
+  for (int64_t size : runBatches)
+    if (size <= 0)
+      fail("--run-batches sizes must be positive");
+  int64_t defaultBatch = 4;
   if (modelName == "mlp") {
+    defaultBatch = orDefault(batch, 4);
     MlpKnobs k{depth, width, inputs, orDefault(classes, 4),
-               orDefault(batch, 4)};
+               dynamic ? ShapedType::kDynamic : defaultBatch};
     model = makeMlp(k);
   } else if (modelName == "cnn") {
     CnnKnobs k{stages,
@@ -727,6 +793,7 @@ int main(int argc, char **argv) {
   FloatType ft = dtype == "f64" ? FloatType(Float64Type::get(&ctx))
                                 : FloatType(Float32Type::get(&ctx));
   ModuleBuilder builder{ctx, *module, *model, ft, loc, targetName == "nvvm"};
+  builder.defaultBatch = defaultBatch;
   builder.trainStep();
   if (mainKind == "gradcheck")
     builder.lossFunctions();
