@@ -393,6 +393,34 @@ text.axis { font-size: 11px; fill: #555; }
         os << ", budget " << f.remat->budgetBytes << " B";
       os << "</div>\n";
     }
+    if (f.symbolic) {
+      // Sizes known at run time: say at which point the picture is drawn
+      // and what the plan gives at the others.
+      const ReportPoint &first = f.symbolic->points.front();
+      auto values = [](const ReportPoint &p) {
+        std::string text;
+        for (const auto &[name, value] : p.values)
+          text +=
+              (text.empty() ? "" : ", ") + name + " = " + std::to_string(value);
+        return text.empty() ? std::string("no symbols") : text;
+      };
+      os << "<div class=\"summary\">sizes known at run time ("
+         << escapeHtml(f.symbolic->mode) << " plan"
+         << (f.symbolic->mode == "symbolic"
+                 ? ", " + escapeHtml(f.symbolic->algorithm)
+                 : std::string())
+         << "); drawn at the " << escapeHtml(first.label) << " point "
+         << escapeHtml(values(first)) << "</div>\n";
+      for (const ReportPoint &p :
+           llvm::ArrayRef(f.symbolic->points).drop_front())
+        os << "<div class=\"summary\">at " << escapeHtml(values(p))
+           << ": arena " << p.arenaBytes << " B, lower bound "
+           << p.lowerBoundBytes << " B, arena/LB "
+           << llvm::format("%.4f", p.lowerBoundBytes ? double(p.arenaBytes) /
+                                                           p.lowerBoundBytes
+                                                     : 1.0)
+           << "</div>\n";
+    }
     if (f.buffers.empty()) {
       os << "<p>nothing planned in this function</p>\n";
       continue;
@@ -400,7 +428,8 @@ text.axis { font-size: 11px; fill: #555; }
     os << "<svg width=\"" << width << "\" height=\"" << height << "\">\n";
     for (const ReportBuffer &b : f.buffers) {
       std::string detail = escapeHtml(
-          b.name + "\nsize " + std::to_string(b.size) + " B\noffset " +
+          b.name + "\nsize " + std::to_string(b.size) + " B" +
+          (b.sizeExpr.empty() ? "" : " (" + b.sizeExpr + ")") + "\noffset " +
           std::to_string(b.offset) + "\nlive [" + std::to_string(b.start) +
           ", " + std::to_string(b.end) + ")");
       os << "<rect class=\"buf" << (b.recomputed ? " rc" : "") << "\" x=\""

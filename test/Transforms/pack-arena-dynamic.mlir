@@ -7,6 +7,8 @@
 // RUN: FileCheck %s --check-prefix=REPORT --input-file=%t.json
 // RUN: FileCheck %s --check-prefix=REMARK --input-file=%t.remarks
 // RUN: memplan-opt %s --memplan-pack-arena="symbolic-algorithm=partitions" | FileCheck %s --check-prefix=PARTS
+// RUN: memplan-opt %s --memplan-pack-arena="html=%t.html eval=B=8;B=1000" -o /dev/null
+// RUN: FileCheck %s --check-prefix=HTML --input-file=%t.html
 // RUN: memplan-opt %s --memplan-pack-arena="bounded=true bounds=B=100" --memplan-verify-plan | FileCheck %s --check-prefix=BOUNDED
 
 // The symbol is computed once, at the entry; the sizes are 64*B and 128*B
@@ -38,6 +40,12 @@
 // BOUNDED:         memplan.arena alignment(64) : memref<20224xi8>
 // BOUNDED:         memplan.dynamic_view %{{.*}}[%{{.*}}] [%{{.*}}] alignment(64) : memref<20224xi8> to memref<?x16xf32>
 // BOUNDED:         memplan.view %{{.*}}[<offset = {{[0-9]+}}, size = 1024, alignment = 64>]
+
+// The picture is drawn at the representative point; the other points are
+// listed, and each buffer's hover text has its size expression.
+// HTML: sizes known at run time (symbolic plan, auto); drawn at the representative point B = 8
+// HTML: at B = 1000: arena 193024 B, lower bound 193024 B, arena/LB 1.0000
+// HTML: size 512 B (B * 64)
 
 // REPORT:      "arena_bytes": 2560,
 // REPORT:      "size_expr": "B * 64",
