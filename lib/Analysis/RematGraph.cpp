@@ -6,6 +6,7 @@
 
 #include "memplan/Analysis/RematGraph.h"
 #include "memplan/Analysis/Lifetimes.h"
+#include "memplan/Analysis/SymbolicSizes.h"
 #include "memplan/IR/MemplanDialect.h"
 #include "memplan/IR/MemplanOps.h"
 
@@ -60,7 +61,8 @@ static bool writes(Operation *op) {
 }
 
 FailureOr<FunctionRematGraph>
-FunctionRematGraph::build(FunctionOpInterface func) {
+FunctionRematGraph::build(FunctionOpInterface func,
+                          const llvm::StringMap<uint64_t> &extraBounds) {
   Region &body = func.getFunctionBody();
   if (!body.hasOneBlock())
     return func.emitError(
@@ -70,10 +72,60 @@ FunctionRematGraph::build(FunctionOpInterface func) {
       return op.emitError("memplan-insert-remat supports straight-line "
                           "functions only, found '")
              << op.getName() << "'";
-  FailureOr<FunctionLifetimes> lifetimes = FunctionLifetimes::analyze(func);
+  FailureOr<FunctionLifetimes> lifetimes =
+      FunctionLifetimes::analyze(func, /*allowDynamicShapes=*/true);
   if (failed(lifetimes))
     return failure();
   ArrayRef<Root> roots = lifetimes->getRoots();
+  // Dynamic shapes: every planned buffer's size at the bounds.
+  std::vector<uint64_t> rootBytes;
+  for (const Root &root : roots)
+    rootBytes.push_back(root.size);
+  if (llvm::any_of(roots, [](const Root &r) {
+        return r.isPlanned() && r.dynamicSize;
+      })) {
+    FailureOr<SymbolicSizes> sizes = SymbolicSizes::create(func, extraBounds);
+    if (failed(sizes))
+      return failure();
+    SmallVector<uint64_t> bounds;
+    for (const SizeSymbol &symbol : sizes->getSymbols())
+      bounds.push_back(symbol.bound.value_or(0));
+    DataLayout layout = DataLayout::closest(func);
+    for (auto [i, root] : llvm::enumerate(roots)) {
+      if (!root.isPlanned() || !root.dynamicSize)
+        continue;
+      auto shaped = cast<ShapedType>(root.value.getType());
+      FailureOr<AffineExpr> bytes = sizes->getByteSize(
+          root.value.getLoc(), root.value,
+          getElementStorageBytes(shaped.getElementType(), layout).value_or(1));
+      if (failed(bytes))
+        return failure();
+      std::string missing;
+      bytes->walk([&](AffineExpr e) {
+        if (auto s = dyn_cast<AffineSymbolExpr>(e);
+            s && !sizes->getSymbols()[s.getPosition()].bound &&
+            missing.find(sizes->getSymbols()[s.getPosition()].name) ==
+                std::string::npos)
+          missing += (missing.empty() ? "" : ", ") +
+                     sizes->getSymbols()[s.getPosition()].name;
+      });
+      if (!missing.empty())
+        return emitError(root.value.getLoc(), "@")
+               << func.getName()
+               << " has dynamic shapes: a budget or remat policy applies at "
+                  "the bounds of its symbols, and "
+               << missing << " has none (give `memplan.bounds = {"
+               << missing.substr(0, missing.find(','))
+               << " = N : i64}` on the function or the option bounds="
+               << missing.substr(0, missing.find(',')) << "=N)";
+      std::optional<uint64_t> value = evaluateSizeExpr(*bytes, bounds);
+      if (!value)
+        return emitError(root.value.getLoc(), "the size of this buffer, ")
+               << sizes->print(*bytes)
+               << " bytes, is negative or overflows at the bounds";
+      rootBytes[i] = *value;
+    }
+  }
 
   FunctionRematGraph out;
   // Chains per root, in program order; the position of the last writer.
@@ -134,7 +186,7 @@ FunctionRematGraph::build(FunctionOpInterface func) {
     RematNode &node = out.graph.nodes[k];
     const Root &root = roots[rootOfNode[k]];
     node.id = k;
-    node.bytes = root.isPlanned() ? root.size : 0;
+    node.bytes = root.isPlanned() ? rootBytes[rootOfNode[k]] : 0;
     out.external[k] = !root.isPlanned();
     if (!out.finals[k])
       out.finals[k] = out.chains[k].back()->getResult(0);

@@ -191,13 +191,27 @@ std::optional<T> foldExpr(AffineExpr expr, Leaf leaf, Combine combine) {
 std::optional<uint64_t>
 mlir::memplan::evaluateSizeExpr(AffineExpr expr,
                                 ArrayRef<uint64_t> symbolValues) {
+  SmallVector<int64_t> values;
+  for (uint64_t v : symbolValues) {
+    if (v > uint64_t(INT64_MAX))
+      return std::nullopt;
+    values.push_back(static_cast<int64_t>(v));
+  }
+  std::optional<int64_t> value = evaluateAffineSymbols(expr, values);
+  if (!value || *value < 0)
+    return std::nullopt;
+  return static_cast<uint64_t>(*value);
+}
+
+std::optional<int64_t>
+mlir::memplan::evaluateAffineSymbols(AffineExpr expr,
+                                     ArrayRef<int64_t> symbolValues) {
   auto leaf = [&](AffineExpr e) -> std::optional<int64_t> {
     if (auto c = dyn_cast<AffineConstantExpr>(e))
       return c.getValue();
     if (auto s = dyn_cast<AffineSymbolExpr>(e);
-        s && s.getPosition() < symbolValues.size() &&
-        symbolValues[s.getPosition()] <= uint64_t(INT64_MAX))
-      return static_cast<int64_t>(symbolValues[s.getPosition()]);
+        s && s.getPosition() < symbolValues.size())
+      return symbolValues[s.getPosition()];
     return std::nullopt;
   };
   auto combine = [](AffineExprKind kind, int64_t lhs,
@@ -210,7 +224,7 @@ mlir::memplan::evaluateSizeExpr(AffineExpr expr,
     case AffineExprKind::FloorDiv:
     case AffineExprKind::CeilDiv:
     case AffineExprKind::Mod: {
-      if (rhs <= 0)
+      if (rhs <= 0) // affine maps divide by positive constants only
         return std::nullopt;
       int64_t q = lhs / rhs, r = lhs % rhs;
       if (r != 0 && lhs < 0)
@@ -225,10 +239,7 @@ mlir::memplan::evaluateSizeExpr(AffineExpr expr,
       return std::nullopt;
     }
   };
-  std::optional<int64_t> value = foldExpr<int64_t>(expr, leaf, combine);
-  if (!value || *value < 0)
-    return std::nullopt;
-  return static_cast<uint64_t>(*value);
+  return foldExpr<int64_t>(expr, leaf, combine);
 }
 
 std::string SymbolicSizes::print(AffineExpr expr) const {

@@ -204,21 +204,23 @@ LogicalResult MemplanDialect::verifyRegionArgAttribute(Operation *op,
                              << "' must be on an argument of a function";
     Type type = func.getArgument(argIndex).getType();
     auto isName = [](Attribute a) { return isa<StringAttr>(a); };
-    if (type.isIndex()) {
-      if (!isName(attr.getValue()))
-        return op->emitError() << "'" << getSymbolsAttrName()
-                               << "' of an index argument must be a string";
-      return success();
-    }
-    auto shaped = dyn_cast<ShapedType>(type);
     auto names = dyn_cast<ArrayAttr>(attr.getValue());
-    if (!shaped || !shaped.hasRank() || !names ||
-        static_cast<int64_t>(names.size()) != shaped.getRank() ||
-        !llvm::all_of(names, isName))
+    if (type.isIndex() && !isName(attr.getValue()))
+      return op->emitError() << "'" << getSymbolsAttrName()
+                             << "' of an index argument must be a string";
+    auto shaped = dyn_cast<ShapedType>(type);
+    if (shaped && shaped.hasRank() &&
+        (!names || static_cast<int64_t>(names.size()) != shaped.getRank() ||
+         !llvm::all_of(names, isName)))
       return op->emitError()
              << "'" << getSymbolsAttrName()
              << "' of a ranked shaped argument must be an array of one "
                 "string per dimension";
+    // Other types (what the lowering to LLVM makes of an index or a
+    // memref): a name or names, no longer read.
+    if (!isName(attr.getValue()) && !(names && llvm::all_of(names, isName)))
+      return op->emitError() << "'" << getSymbolsAttrName()
+                             << "' must be a string or an array of strings";
     return success();
   }
   if (attr.getName() != getLifetimeAttrName())

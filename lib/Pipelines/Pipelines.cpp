@@ -134,6 +134,7 @@ void mlir::memplan::buildMemplanPipeline(
     remat.workLimit = options.workLimit;
     remat.timeLimit = options.timeLimit;
     remat.quiet = options.quiet;
+    remat.bounds = options.bounds;
     pm.addPass(createInsertRematPass(remat));
   }
   pm.addPass(createMaterializeRematPass());

@@ -6,6 +6,7 @@
 
 #include "memplan/Analysis/Lifetimes.h"
 #include "memplan/Analysis/RematGraph.h"
+#include "memplan/Analysis/SymbolicSizes.h"
 #include "memplan/IR/MemplanOps.h"
 #include "memplan/Planning/Limits.h"
 #include "memplan/Planning/RematChain.h"
@@ -85,6 +86,12 @@ struct InsertRematPass
       module.emitError(*bad);
       return signalPassFailure();
     }
+    symbolBounds.clear();
+    if (std::optional<std::string> bad =
+            parseSymbolValues(bounds, symbolBounds)) {
+      module.emitError("memplan-insert-remat: bad bounds option: ") << *bad;
+      return signalPassFailure();
+    }
     RematOptions options;
     options.policy = *parsed;
     options.every = std::max<int64_t>(1, every);
@@ -120,7 +127,8 @@ struct InsertRematPass
     exported = 0;
     if (!exportGraph.empty())
       for (FunctionOpInterface func : funcs) {
-        FailureOr<FunctionRematGraph> g = FunctionRematGraph::build(func);
+        FailureOr<FunctionRematGraph> g =
+            FunctionRematGraph::build(func, symbolBounds);
         exported += succeeded(g) && hasRecomputable(g->graph);
       }
     // The budget holds for every function: report each one that cannot
@@ -133,6 +141,8 @@ struct InsertRematPass
   }
 
   LogicalResult rewrite(FunctionOpInterface func, const RematOptions &options);
+  /// The `bounds` option, parsed.
+  llvm::StringMap<uint64_t> symbolBounds;
   /// `chain` and `optimal`: plans for a liveness target; fails with an
   /// error, or gives std::nullopt when no schedule fits the target.
   FailureOr<std::optional<RematPlan>>
@@ -205,7 +215,8 @@ LogicalResult InsertRematPass::writeGraph(FunctionOpInterface func,
 
 LogicalResult InsertRematPass::rewrite(FunctionOpInterface func,
                                        const RematOptions &options) {
-  FailureOr<FunctionRematGraph> built = FunctionRematGraph::build(func);
+  FailureOr<FunctionRematGraph> built =
+      FunctionRematGraph::build(func, symbolBounds);
   if (failed(built))
     return failure();
   FunctionRematGraph &g = *built;
@@ -484,7 +495,8 @@ std::optional<uint64_t> InsertRematPass::measureArena(FunctionOpInterface func,
       SymbolTable::lookupSymbolIn(*copy, func.getName()));
   if (!copyFunc)
     return std::nullopt;
-  FailureOr<FunctionRematGraph> g = FunctionRematGraph::build(copyFunc);
+  FailureOr<FunctionRematGraph> g =
+      FunctionRematGraph::build(copyFunc, symbolBounds);
   if (failed(g))
     return std::nullopt;
   {
@@ -501,6 +513,10 @@ std::optional<uint64_t> InsertRematPass::measureArena(FunctionOpInterface func,
   pack.alignment = alignment;
   pack.workLimit = workLimit;
   pack.timeLimit = timeLimit;
+  // Dynamic shapes: the budget applies at the bounds, so the copy gets one
+  // static plan there.
+  pack.bounded = true;
+  pack.boundsOption = bounds;
   pm.addPass(createPackArenaPass(pack));
   ScopedDiagnosticHandler quiet(copy->getContext(), record);
   if (failed(pm.run(*copy)))

@@ -24,6 +24,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Interfaces/CallInterfaces.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/CheckedArithmetic.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MathExtras.h"
@@ -39,44 +40,6 @@ using namespace mlir;
 using namespace mlir::memplan;
 
 namespace {
-/// Whether `op` was created by rematerialization.
-bool isRecomputed(Operation *op) {
-  auto named = dyn_cast<NameLoc>(op->getLoc());
-  return named && named.getName() == kRecomputeLocName;
-}
-
-/// The remat section of the report, from the function's memplan.remat.
-std::optional<RematReport> readRemat(FunctionOpInterface func) {
-  auto dict =
-      func->getAttrOfType<DictionaryAttr>(MemplanDialect::getRematAttrName());
-  if (!dict)
-    return std::nullopt;
-  RematReport report;
-  auto getF = [&](DictionaryAttr d, StringRef key) {
-    auto f = d.getAs<FloatAttr>(key);
-    return f ? f.getValueAsDouble() : 0.0;
-  };
-  auto getI = [&](DictionaryAttr d, StringRef key) -> uint64_t {
-    auto i = d.getAs<IntegerAttr>(key);
-    return i ? i.getInt() : 0;
-  };
-  report.budgetBytes = getI(dict, "budget_bytes");
-  report.recomputeCost = getF(dict, "recompute_cost");
-  report.baselineCost = getF(dict, "baseline_cost");
-  if (auto decisions = dict.getAs<ArrayAttr>("decisions"))
-    for (auto d : decisions.getAsRange<DictionaryAttr>()) {
-      RematDecision decision;
-      if (auto v = d.getAs<StringAttr>("value"))
-        decision.value = v.str();
-      auto kind = d.getAs<StringAttr>("decision");
-      decision.recompute = kind && kind.getValue() == "recompute";
-      decision.bytes = getI(d, "bytes");
-      decision.cost = getF(d, "cost");
-      report.decisions.push_back(decision);
-    }
-  return report;
-}
-
 struct PackArenaPass : public memplan::impl::PackArenaPassBase<PackArenaPass> {
   using Base::Base;
 
@@ -99,6 +62,9 @@ struct PackArenaPass : public memplan::impl::PackArenaPassBase<PackArenaPass> {
     symbolic.pack.algorithm = algorithm;
     symbolic.pack.workLimit = workLimit;
     symbolic.pack.timeLimitSeconds = timeLimit;
+    symbolic.bounds.clear();
+    symbolic.evalPoints.clear();
+    symbolNames.clear();
     if (std::optional<std::string> bad =
             parseSymbolValues(boundsOption, symbolic.bounds)) {
       module.emitError("memplan-pack-arena: bad bounds option: ") << *bad;
@@ -142,6 +108,22 @@ struct PackArenaPass : public memplan::impl::PackArenaPassBase<PackArenaPass> {
     });
     if (walk.wasInterrupted())
       return signalPassFailure();
+    // A bound or eval value for a symbol no function has is a typo.
+    auto unknown = [&](const llvm::StringMap<uint64_t> &values,
+                       StringRef option) {
+      for (const auto &entry : values)
+        if (!symbolNames.contains(entry.getKey())) {
+          module.emitError("memplan-pack-arena: the ")
+              << option << " option names '" << entry.getKey()
+              << "', which is a symbol of no function of the module";
+          return true;
+        }
+      return false;
+    };
+    if (unknown(symbolic.bounds, "bounds") ||
+        llvm::any_of(symbolic.evalPoints,
+                     [&](const auto &point) { return unknown(point, "eval"); }))
+      return signalPassFailure();
     auto write = [&](StringRef path, auto writer) {
       if (path.empty())
         return success();
@@ -176,6 +158,8 @@ struct PackArenaPass : public memplan::impl::PackArenaPassBase<PackArenaPass> {
   LogicalResult packFunction(FunctionOpInterface func, PackAlgorithm algo,
                              std::vector<ReportFunction> &reports);
   SymbolicArenaConfig symbolic;
+  /// The symbols of every function, to check the options' names against.
+  llvm::StringSet<> symbolNames;
   /// Packs `planned` (root indices, all in memory space `space`) into one
   /// arena of that space and reports it.
   LogicalResult packSpace(FunctionOpInterface func, PackAlgorithm algo,
@@ -204,8 +188,14 @@ PackArenaPass::packFunction(FunctionOpInterface func, PackAlgorithm algo,
       llvm::any_of(llvm::seq(func.getNumArguments()), [&](unsigned i) {
         return func.getArgAttr(i, MemplanDialect::getSymbolsAttrName());
       });
-  if (namesSymbols && failed(SymbolicSizes::create(func)))
-    return failure();
+  if (namesSymbols || !symbolic.bounds.empty() ||
+      !symbolic.evalPoints.empty()) {
+    FailureOr<SymbolicSizes> sizes = SymbolicSizes::create(func);
+    if (failed(sizes))
+      return failure();
+    for (const SizeSymbol &symbol : sizes->getSymbols())
+      symbolNames.insert(symbol.name);
+  }
   FailureOr<std::optional<FunctionLifetimes>> analysed =
       analyzeForPlanning(func, strict, /*allowDynamicShapes=*/true);
   if (failed(analysed))
@@ -379,7 +369,7 @@ LogicalResult PackArenaPass::packSpace(FunctionOpInterface func,
   report.lowerBoundBytes = result.lowerBound;
   report.provenLowerBoundBytes = result.provenLowerBound;
   report.optimal = result.optimal;
-  report.remat = readRemat(func);
+  report.remat = readRematReport(func);
 
   if (!planned.empty()) {
     Block &entry = func.getFunctionBody().front();

@@ -43,6 +43,45 @@ uint64_t mlir::memplan::getBufferAlignment(memref::AllocOp alloc,
                              llvm::PowerOf2Ceil(element)});
 }
 
+/// Whether `op` was created by rematerialization.
+bool mlir::memplan::isRecomputed(Operation *op) {
+  auto named = dyn_cast<NameLoc>(op->getLoc());
+  return named && named.getName() == kRecomputeLocName;
+}
+
+/// The remat section of the report, from the function's memplan.remat.
+std::optional<RematReport>
+mlir::memplan::readRematReport(FunctionOpInterface func) {
+  auto dict =
+      func->getAttrOfType<DictionaryAttr>(MemplanDialect::getRematAttrName());
+  if (!dict)
+    return std::nullopt;
+  RematReport report;
+  auto getF = [&](DictionaryAttr d, StringRef key) {
+    auto f = d.getAs<FloatAttr>(key);
+    return f ? f.getValueAsDouble() : 0.0;
+  };
+  auto getI = [&](DictionaryAttr d, StringRef key) -> uint64_t {
+    auto i = d.getAs<IntegerAttr>(key);
+    return i ? i.getInt() : 0;
+  };
+  report.budgetBytes = getI(dict, "budget_bytes");
+  report.recomputeCost = getF(dict, "recompute_cost");
+  report.baselineCost = getF(dict, "baseline_cost");
+  if (auto decisions = dict.getAs<ArrayAttr>("decisions"))
+    for (auto d : decisions.getAsRange<DictionaryAttr>()) {
+      RematDecision decision;
+      if (auto v = d.getAs<StringAttr>("value"))
+        decision.value = v.str();
+      auto kind = d.getAs<StringAttr>("decision");
+      decision.recompute = kind && kind.getValue() == "recompute";
+      decision.bytes = getI(d, "bytes");
+      decision.cost = getF(d, "cost");
+      report.decisions.push_back(decision);
+    }
+  return report;
+}
+
 namespace {
 /// An index known at compile time or computed at run time.
 struct Index {
@@ -104,6 +143,13 @@ public:
         arith::AddIOp::create(b, loc, get(x), get(constant(alignment - 1)));
     Value mask = get(constant(~(alignment - 1)));
     return value(arith::AndIOp::create(b, loc, padded, mask), alignment);
+  }
+  /// max(x, 0) for a signed x.
+  Index clampNonNegative(Index x) {
+    if (x.constant)
+      return x;
+    return value(arith::MaxSIOp::create(b, loc, get(x), get(constant(0))),
+                 x.alignment);
   }
   Index select(Value condition, Index x, Index y) {
     if (x.constant && y.constant && *x.constant == *y.constant)
@@ -250,8 +296,8 @@ FailureOr<bool> mlir::memplan::packSymbolicFunction(
   if (!config.bounded && missingBounds.empty() &&
       llvm::any_of(used, [](bool u) { return u; })) {
     SmallVector<uint64_t> bounds;
-    for (const SizeSymbol &symbol : symbols)
-      bounds.push_back(symbol.bound.value_or(0));
+    for (auto [k, symbol] : llvm::enumerate(symbols))
+      bounds.push_back(symbol.bound.value_or(representative[k]));
     if (bounds != representative)
       points.push_back({"bounds", bounds});
   }
@@ -275,10 +321,19 @@ FailureOr<bool> mlir::memplan::packSymbolicFunction(
   auto occupiedAt = [&](ArrayRef<Buffer> buffers, ArrayRef<uint64_t> values,
                         bool mustWork) -> std::optional<std::vector<uint64_t>> {
     std::vector<uint64_t> occupied;
+    SmallVector<int64_t> signedValues;
+    for (uint64_t v : values)
+      signedValues.push_back(static_cast<int64_t>(
+          std::min<uint64_t>(v, static_cast<uint64_t>(INT64_MAX))));
     for (const Buffer &buffer : buffers) {
-      std::optional<uint64_t> bytes = evaluateSizeExpr(buffer.bytes, values);
+      // A negative size belongs to an allocation that does not run at these
+      // sizes (under an scf.if): it occupies nothing, as at run time.
+      std::optional<int64_t> bytes =
+          evaluateAffineSymbols(buffer.bytes, signedValues);
       std::optional<uint64_t> padded =
-          bytes ? llvm::checkedAddUnsigned(*bytes, buffer.alignment - 1)
+          bytes ? llvm::checkedAddUnsigned(
+                      static_cast<uint64_t>(std::max<int64_t>(*bytes, 0)),
+                      buffer.alignment - 1)
                 : std::nullopt;
       if (!padded || *padded > kMaxTotalBytes) {
         if (mustWork)
@@ -286,7 +341,7 @@ FailureOr<bool> mlir::memplan::packSymbolicFunction(
                   .emitError("memplan-pack-arena: the size of this "
                              "buffer, ")
               << sizes.print(buffer.bytes)
-              << " bytes, is negative or does not fit an index at "
+              << " bytes, does not fit an index at "
               << describePoint(sizes, values, used);
         return std::nullopt;
       }
@@ -446,31 +501,23 @@ FailureOr<bool> mlir::memplan::packSymbolicFunction(
     if (!buffers.empty()) {
       // The arena and every buffer's offset, at the entry.
       Value arena;
+      SmallVector<Value> guardBytes;
       SmallVector<Index> offsets;
       Type i8 = b.getI8Type();
       if (config.bounded) {
         auto arenaType = MemRefType::get(
             {static_cast<int64_t>(std::max<uint64_t>(finalArena, 1))}, i8,
             MemRefLayoutAttrInterface(), space);
-        // Every buffer must fit what was planned for it at the bounds.
+        // Every buffer must fit what was planned for it at the bounds:
+        // its size is computed here and checked where it is allocated (an
+        // allocation that does not run is not checked).
         SmallVector<Value> boundValues = sizes.materializeSymbols(b, loc, used);
-        for (auto [k, buffer] : llvm::enumerate(buffers)) {
-          if (isa<AffineConstantExpr>(buffer.bytes))
-            continue;
-          Value bytes = affine::expandAffineExpr(b, loc, buffer.bytes,
-                                                 ValueRange(), boundValues);
-          Value fits = arith::CmpIOp::create(
-              b, loc, arith::CmpIPredicate::ule, bytes,
-              ib.get(IndexBuilder::constant(boundItems[k].size)));
-          cf::AssertOp::create(
-              b, loc, fits,
-              "memplan: a buffer of @" + func.getName().str() + " (" +
-                  describeOp(buffer.alloc) + ", " + sizes.print(buffer.bytes) +
-                  " bytes) needs more than the " +
-                  std::to_string(boundItems[k].size) +
-                  " bytes planned at the bounds " +
-                  describePoint(sizes, points.front().values, used));
-        }
+        guardBytes.assign(buffers.size(), Value());
+        for (auto [k, buffer] : llvm::enumerate(buffers))
+          if (!isa<AffineConstantExpr>(buffer.bytes))
+            guardBytes[k] = ib.get(ib.clampNonNegative(
+                IndexBuilder::value(affine::expandAffineExpr(
+                    b, loc, buffer.bytes, ValueRange(), boundValues))));
         arena = ArenaOp::create(b, loc, arenaType,
                                 b.getI64IntegerAttr(arenaAlignment), Value());
         for (uint64_t offset : finalOffsets)
@@ -482,8 +529,9 @@ FailureOr<bool> mlir::memplan::packSymbolicFunction(
           if (auto c = dyn_cast<AffineConstantExpr>(buffer.bytes))
             bytes = IndexBuilder::constant(c.getValue());
           else
-            bytes = IndexBuilder::value(affine::expandAffineExpr(
-                b, loc, buffer.bytes, ValueRange(), symbolValues));
+            bytes = ib.clampNonNegative(
+                IndexBuilder::value(affine::expandAffineExpr(
+                    b, loc, buffer.bytes, ValueRange(), symbolValues)));
           occupied.push_back(ib.alignUp(bytes, buffer.alignment));
         }
         Index size;
@@ -504,12 +552,21 @@ FailureOr<bool> mlir::memplan::packSymbolicFunction(
           offsets = planOffsets;
           size = planArena;
         }
-        auto arenaType = MemRefType::get({ShapedType::kDynamic}, i8,
-                                         MemRefLayoutAttrInterface(), space);
-        arena =
-            ArenaOp::create(b, loc, arenaType,
-                            b.getI64IntegerAttr(arenaAlignment), ib.get(size));
+        // Static when every size in it is (a memory space with static
+        // buffers only).
+        auto arenaType = MemRefType::get(
+            {size.constant
+                 ? static_cast<int64_t>(std::max<uint64_t>(*size.constant, 1))
+                 : ShapedType::kDynamic},
+            i8, MemRefLayoutAttrInterface(), space);
+        arena = ArenaOp::create(b, loc, arenaType,
+                                b.getI64IntegerAttr(arenaAlignment),
+                                size.constant ? Value() : ib.get(size));
       }
+      // Later entry code goes right before the arena, which stays: the op
+      // the builder was anchored before may be an allocation about to be
+      // replaced.
+      b.setInsertionPoint(arena.getDefiningOp());
       SmallVector<Value> offsetValues;
       for (Index offset : offsets)
         offsetValues.push_back(ib.get(offset));
@@ -518,18 +575,26 @@ FailureOr<bool> mlir::memplan::packSymbolicFunction(
         memref::AllocOp alloc = buffer.alloc;
         uint64_t occupied =
             config.bounded ? boundItems[k].size : (*repOccupied)[k];
-        ReportBuffer rb{static_cast<int64_t>(k),
-                        describeOp(alloc),
-                        occupied,
-                        finalOffsets[k],
-                        items[k].live.start,
-                        items[k].live.end,
-                        false,
-                        buffer.alignment};
+        ReportBuffer rb{
+            static_cast<int64_t>(k), describeOp(alloc),   occupied,
+            finalOffsets[k],         items[k].live.start, items[k].live.end,
+            isRecomputed(alloc),     buffer.alignment};
         if (!isa<AffineConstantExpr>(buffer.bytes))
           rb.sizeExpr = sizes.print(buffer.bytes);
         report.buffers.push_back(std::move(rb));
         OpBuilder at(alloc);
+        if (config.bounded && guardBytes[k]) {
+          Value fits = arith::CmpIOp::create(
+              at, alloc.getLoc(), arith::CmpIPredicate::ule, guardBytes[k],
+              ib.get(IndexBuilder::constant(occupied)));
+          cf::AssertOp::create(
+              at, alloc.getLoc(), fits,
+              "memplan: a buffer of @" + func.getName().str() + " (" +
+                  describeOp(alloc) + ", " + sizes.print(buffer.bytes) +
+                  " bytes) needs more than the " + std::to_string(occupied) +
+                  " bytes planned at the bounds " +
+                  describePoint(sizes, points.front().values, used));
+        }
         Value view;
         if (config.bounded && alloc.getType().hasStaticShape())
           view = ViewOp::create(
@@ -547,6 +612,7 @@ FailureOr<bool> mlir::memplan::packSymbolicFunction(
       }
     }
     report.symbolic = std::move(symbolic);
+    report.remat = readRematReport(func);
     reports.push_back(std::move(report));
   }
   // Record the bounds the plan used, for memplan-verify-plan.

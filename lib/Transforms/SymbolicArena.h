@@ -25,6 +25,13 @@ namespace memplan {
 /// size rounded up to a power of two.
 uint64_t getBufferAlignment(memref::AllocOp alloc, uint64_t alignment);
 
+/// Whether `op` was created by rematerialization (its location is the
+/// `memplan.recompute` name).
+bool isRecomputed(Operation *op);
+
+/// The remat section of a function's report, from its `memplan.remat`.
+std::optional<RematReport> readRematReport(FunctionOpInterface func);
+
 struct SymbolicArenaConfig {
   SymbolicAlgorithm algorithm = SymbolicAlgorithm::Auto;
   /// Plan once, statically, at the bounds (XLA's way), with a run-time

@@ -66,7 +66,7 @@ struct VerifyPlanPass
     if (auto budget = func->getAttrOfType<IntegerAttr>(
             MemplanDialect::getBudgetAttrName()))
       for (ArenaOp arena : arenas)
-        if (arena.getSizeInBytes() > budget.getInt())
+        if (!arena.isDynamic() && arena.getSizeInBytes() > budget.getInt())
           return arena.emitError("arena of ")
                  << arena.getSizeInBytes() << " bytes exceeds the budget of "
                  << budget.getInt() << " bytes";
@@ -153,6 +153,7 @@ public:
   /// symbol values (overflow, a negative size, division by zero). Sets
   /// `unsupported` to the op it cannot evaluate at all.
   std::optional<int64_t> evaluate(Value root) {
+    undefined = false;
     SmallVector<Value> stack{root};
     while (!stack.empty() && !unsupported && !undefined) {
       Value v = stack.back();
@@ -176,18 +177,19 @@ public:
     return memo.lookup(root);
   }
 
-  /// The bytes of a shaped value's storage, from its dimensions.
+  /// The bytes of a shaped value's storage, from its dimensions;
+  /// std::nullopt when a dimension is undefined or negative (an allocation
+  /// that cannot run at these sizes) or the product overflows.
   std::optional<int64_t> bytesOf(Value shaped, uint64_t elementBytes) {
     auto type = cast<ShapedType>(shaped.getType());
     int64_t bytes = static_cast<int64_t>(elementBytes);
     for (int64_t d = 0; d < type.getRank(); ++d) {
       std::optional<int64_t> dim = dimOf(shaped, d);
-      std::optional<int64_t> product =
-          dim ? llvm::checkedMul(bytes, *dim) : std::nullopt;
-      if (!product || *dim < 0) {
-        undefined = true;
+      if (unsupported || !dim || *dim < 0)
         return std::nullopt;
-      }
+      std::optional<int64_t> product = llvm::checkedMul(bytes, *dim);
+      if (!product)
+        return std::nullopt;
       bytes = *product;
     }
     return bytes;
@@ -199,6 +201,7 @@ public:
 private:
   /// Dimension `d` of `shaped`, evaluating what it needs.
   std::optional<int64_t> dimOf(Value shaped, int64_t d) {
+    knownDim.reset();
     Value size = dimSource(shaped, d);
     if (unsupported)
       return std::nullopt;
@@ -291,6 +294,16 @@ private:
       unsupported = op;
       return std::nullopt;
     }
+    // Index and i64 values (i1 for comparisons) only: narrower integers
+    // would need their own wrap-around.
+    auto known = [](Type t) {
+      return t.isIndex() || t.isSignlessInteger(64) || t.isSignlessInteger(1);
+    };
+    if (!llvm::all_of(op->getOperandTypes(), known) ||
+        !llvm::all_of(op->getResultTypes(), known)) {
+      unsupported = op;
+      return std::nullopt;
+    }
     SmallVector<int64_t> args;
     for (Value operand : op->getOperands())
       if (std::optional<int64_t> a = operandValue(operand, needed))
@@ -316,9 +329,19 @@ private:
       return checked(llvm::checkedSub(args[0], args[1]));
     if (isa<arith::MulIOp>(op))
       return checked(llvm::checkedMul(args[0], args[1]));
-    if (isa<arith::DivUIOp, arith::DivSIOp>(op))
+    uint64_t ua = args.empty() ? 0 : static_cast<uint64_t>(args[0]);
+    uint64_t ub = args.size() < 2 ? 0 : static_cast<uint64_t>(args[1]);
+    if (isa<arith::DivUIOp, arith::CeilDivUIOp, arith::RemUIOp>(op)) {
+      if (ub == 0)
+        return fail();
+      uint64_t q = ua / ub, r = ua % ub;
+      if (isa<arith::RemUIOp>(op))
+        return static_cast<int64_t>(r);
+      return static_cast<int64_t>(q + (isa<arith::CeilDivUIOp>(op) && r));
+    }
+    if (isa<arith::DivSIOp>(op))
       return div(args[0], args[1], false);
-    if (isa<arith::CeilDivUIOp, arith::CeilDivSIOp>(op))
+    if (isa<arith::CeilDivSIOp>(op))
       return div(args[0], args[1], true);
     if (isa<arith::FloorDivSIOp>(op)) {
       std::optional<int64_t> q = div(args[0], args[1], false);
@@ -326,9 +349,11 @@ private:
         --*q;
       return q;
     }
-    if (isa<arith::RemUIOp, arith::RemSIOp>(op)) {
+    if (isa<arith::RemSIOp>(op)) {
       if (args[1] == 0)
         return fail();
+      if (args[1] == -1)
+        return 0; // INT64_MIN % -1 would trap
       return args[0] % args[1];
     }
     if (isa<arith::MaxUIOp>(op))
@@ -381,15 +406,12 @@ private:
         dims.push_back(
             getAffineSymbolExpr(map.getNumSymbols() + i, op->getContext()));
       AffineExpr expr = map.getResult(0).replaceDims(dims);
-      SmallVector<uint64_t> operands;
-      for (int64_t a : llvm::ArrayRef(args).drop_front(map.getNumDims()))
-        operands.push_back(a);
-      for (int64_t a : llvm::ArrayRef(args).take_front(map.getNumDims()))
-        operands.push_back(a);
-      if (llvm::any_of(args, [](int64_t a) { return a < 0; }))
-        return fail();
-      std::optional<uint64_t> r = evaluateSizeExpr(expr, operands);
-      return r ? std::optional<int64_t>(*r) : fail();
+      SmallVector<int64_t> operands(
+          ArrayRef<int64_t>(args).drop_front(map.getNumDims()));
+      llvm::append_range(operands,
+                         ArrayRef<int64_t>(args).take_front(map.getNumDims()));
+      std::optional<int64_t> r = evaluateAffineSymbols(expr, operands);
+      return r ? r : fail();
     }
     unsupported = op;
     return std::nullopt;
@@ -452,6 +474,8 @@ VerifyPlanPass::verifySampled(FunctionOpInterface func,
   }
 
   DataLayout layout = DataLayout::closest(func);
+  auto budget =
+      func->getAttrOfType<IntegerAttr>(MemplanDialect::getBudgetAttrName());
   unsigned checked = 0;
   for (const SmallVector<uint64_t> &point : points) {
     std::string where;
@@ -467,25 +491,34 @@ VerifyPlanPass::verifySampled(FunctionOpInterface func,
           << func.getName() << " cannot be checked";
       return diag;
     };
-    // Arena sizes.
+    // Arena sizes; an arena that cannot be computed at these sizes (an
+    // overflow) means the program cannot run there: skip the point.
     SmallVector<int64_t> arenaBytes;
+    bool arenaUndefined = false;
     for (ArenaOp arena : arenas) {
       std::optional<int64_t> bytes =
           arena.isDynamic() ? eval.evaluate(arena.getSize())
                             : std::optional<int64_t>(arena.getSizeInBytes());
       if (eval.unsupported)
         return cannot();
+      arenaUndefined |= !bytes;
       arenaBytes.push_back(bytes.value_or(-1));
     }
-    if (eval.undefined)
-      continue; // these sizes make the program itself undefined
+    if (arenaUndefined)
+      continue;
+    if (budget)
+      for (auto [k, bytes] : llvm::enumerate(arenaBytes))
+        if (bytes > budget.getInt())
+          return ArenaOp(arenas[k]).emitError("at ")
+                 << where << ": arena of " << bytes
+                 << " bytes exceeds the budget of " << budget.getInt()
+                 << " bytes";
     struct Group {
       std::vector<PackItem> items;
       std::vector<uint64_t> offsets;
       SmallVector<Operation *> views;
     };
     SmallVector<Group> groups(arenas.size());
-    bool skip = false;
     for (const Root &root : lifetimes.getRoots()) {
       Operation *op = root.value.getDefiningOp();
       if (!op || !isa<ViewOp, DynamicViewOp>(op))
@@ -506,18 +539,25 @@ VerifyPlanPass::verifySampled(FunctionOpInterface func,
         alignment = view.getPlacement().getAlignment();
       } else {
         auto dynamicView = cast<DynamicViewOp>(op);
-        std::optional<int64_t> o = eval.evaluate(dynamicView.getOffset());
         std::optional<uint64_t> element = getElementStorageBytes(
             dynamicView.getType().getElementType(), layout);
+        // A view whose size is undefined or negative here is an
+        // allocation that cannot run at these sizes (under an scf.if):
+        // it holds nothing; the others are still checked.
         std::optional<int64_t> b =
-            o && element ? eval.bytesOf(dynamicView.getResult(), *element)
-                         : std::nullopt;
+            element ? eval.bytesOf(dynamicView.getResult(), *element)
+                    : std::nullopt;
         if (eval.unsupported)
           return cannot();
-        if (!o || !b) {
-          skip = true;
-          break;
-        }
+        if (!b)
+          continue;
+        std::optional<int64_t> o = eval.evaluate(dynamicView.getOffset());
+        if (eval.unsupported)
+          return cannot();
+        if (!o)
+          return dynamicView.emitError("at ")
+                 << where
+                 << ": the view's offset cannot be computed (it overflows)";
         offset = *o;
         bytes = *b;
         alignment = dynamicView.getAlignment();
@@ -538,8 +578,6 @@ VerifyPlanPass::verifySampled(FunctionOpInterface func,
       group.offsets.push_back(offset);
       group.views.push_back(op);
     }
-    if (skip || eval.undefined)
-      continue;
     for (Group &group : groups) {
       auto clash = findPackingClash(group.items, group.offsets);
       if (!clash)

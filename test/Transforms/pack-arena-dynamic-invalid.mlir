@@ -4,10 +4,14 @@
 // RUN: not memplan-opt %s -split-input-file --memplan-pack-arena="bounded=true" 2>&1 | FileCheck %s --check-prefix=BOUNDED
 // RUN: not memplan-opt %s -split-input-file --memplan-pack-arena="bounds=B" 2>&1 | FileCheck %s --check-prefix=OPTION
 // RUN: not memplan-opt %s -split-input-file --memplan-pack-arena="eval=B=1;B=x" 2>&1 | FileCheck %s --check-prefix=OPTION2
+// RUN: not memplan-opt %s -split-input-file --memplan-pack-arena="bounds=zz=3" 2>&1 | FileCheck %s --check-prefix=UNKNOWN
+// RUN: not memplan-opt %s -split-input-file --memplan-pack-arena="eval=B=3;Q=4" 2>&1 | FileCheck %s --check-prefix=UNKNOWN2
 
 // BOUNDED: error: memplan-pack-arena: bounded=true needs a bound for every symbol of @f; missing: B (give `memplan.bounds = {B = N : i64}` on the function or the option bounds=B=N)
 // OPTION: error: memplan-pack-arena: bad bounds option: expected NAME=VALUE (a non-negative integer), got 'B'
 // OPTION2: error: memplan-pack-arena: bad eval option: expected NAME=VALUE (a non-negative integer), got 'B=x'
+// UNKNOWN: error: memplan-pack-arena: the bounds option names 'zz', which is a symbol of no function of the module
+// UNKNOWN2: error: memplan-pack-arena: the eval option names 'Q', which is a symbol of no function of the module
 
 func.func @f(%x: memref<?xf32> {memplan.symbols = ["B"]}, %out: memref<?xf32>) {
   %c0 = arith.constant 0 : index

@@ -33,13 +33,15 @@
 // PARTS:         memplan.arena alignment(64) size(
 
 // Bounded: one static arena for B <= 100 (64*100 + 1024 + 128*100 bytes
-// live at once), each dynamic buffer checked against what it was given.
+// live at once), each dynamic buffer checked, where it is allocated, against
+// what it was given.
 // BOUNDED-LABEL: func.func @f(
-// BOUNDED:         cf.assert %{{.*}}, "memplan: a buffer of @f (memref.alloc @ {{.*}}, B * 64 bytes) needs more than the 6400 bytes planned at the bounds B=100"
-// BOUNDED:         cf.assert %{{.*}}, "memplan: a buffer of @f (memref.alloc @ {{.*}}, B * 128 bytes) needs more than the 12800 bytes planned at the bounds B=100"
 // BOUNDED:         memplan.arena alignment(64) : memref<20224xi8>
-// BOUNDED:         memplan.dynamic_view %{{.*}}[%{{.*}}] [%{{.*}}] alignment(64) : memref<20224xi8> to memref<?x16xf32>
+// BOUNDED:         cf.assert %{{.*}}, "memplan: a buffer of @f (memref.alloc @ {{.*}}, B * 64 bytes) needs more than the 6400 bytes planned at the bounds B=100"
+// BOUNDED-NEXT:    memplan.dynamic_view %{{.*}}[%{{.*}}] [%{{.*}}] alignment(64) : memref<20224xi8> to memref<?x16xf32>
 // BOUNDED:         memplan.view %{{.*}}[<offset = {{[0-9]+}}, size = 1024, alignment = 64>]
+// BOUNDED:         cf.assert %{{.*}}, "memplan: a buffer of @f (memref.alloc @ {{.*}}, B * 128 bytes) needs more than the 12800 bytes planned at the bounds B=100"
+// BOUNDED-NEXT:    memplan.dynamic_view
 
 // The picture is drawn at the representative point; the other points are
 // listed, and each buffer's hover text has its size expression.

@@ -2,7 +2,7 @@
 // evaluates the function's index code at sample sizes. Each plan below is
 // written by hand.
 //
-// RUN: memplan-opt %s -split-input-file -verify-diagnostics --memplan-verify-plan="remarks=true"
+// RUN: memplan-opt %s -split-input-file -verify-diagnostics -allow-unregistered-dialect --memplan-verify-plan="remarks=true"
 
 // Two buffers of 64*B bytes live at once, the second at offset 1024: they
 // are apart for B <= 16 only. The sample at B=64 finds the clash.
@@ -86,5 +86,46 @@ func.func @loaded(%x: memref<?xf32>, %o: memref<index>) {
   %arena = memplan.arena alignment(64) size(%c4096) : memref<?xi8>
   %v = memplan.dynamic_view %arena[%off][%b] alignment(64) : memref<?xi8> to memref<?xf32>
   linalg.copy ins(%x : memref<?xf32>) outs(%v : memref<?xf32>)
+  return
+}
+
+// -----
+
+// A budget holds at every sample size: 64 * B bytes exceed 100 from B = 2.
+func.func @budgeted(%x: memref<?x16xf32> {memplan.symbols = ["B", ""]}) attributes {memplan.budget = 100 : i64} {
+  %c0 = arith.constant 0 : index
+  %b = memref.dim %x, %c0 : memref<?x16xf32>
+  %c64 = arith.constant 64 : index
+  %bytes = arith.muli %b, %c64 : index
+  // expected-error @+1 {{at B=2: arena of 128 bytes exceeds the budget of 100 bytes}}
+  %arena = memplan.arena alignment(64) size(%bytes) : memref<?xi8>
+  %v = memplan.dynamic_view %arena[%c0][%b] alignment(64) : memref<?xi8> to memref<?x16xf32>
+  linalg.copy ins(%x : memref<?x16xf32>) outs(%v : memref<?x16xf32>)
+  return
+}
+
+// -----
+
+// A view whose size is negative at some sizes is an allocation that does not
+// run there (under scf.if n > 20): it holds nothing at those sizes, and the
+// others are still checked. Here the two static buffers overlap, which the
+// check finds at n = 0 even though the conditional view's size is -20 there.
+func.func @conditional(%n: index {memplan.symbols = "n"}) {
+  %c0 = arith.constant 0 : index
+  %c20 = arith.constant 20 : index
+  %c64 = arith.constant 64 : index
+  %c128 = arith.constant 128 : index
+  %arena = memplan.arena alignment(64) size(%c128) : memref<?xi8>
+  %m = arith.subi %n, %c20 : index
+  %cond = arith.cmpi sgt, %n, %c20 : index
+  scf.if %cond {
+    %j = memplan.dynamic_view %arena[%c0][%m] alignment(64) : memref<?xi8> to memref<?xi8>
+    "test.use"(%j) : (memref<?xi8>) -> ()
+  }
+  // expected-note @+1 {{clashes with this buffer}}
+  %a = memplan.dynamic_view %arena[%c0][] alignment(64) : memref<?xi8> to memref<16xf32>
+  // expected-error @+1 {{at n=0: buffers overlap in time and share bytes}}
+  %b = memplan.dynamic_view %arena[%c0][] alignment(64) : memref<?xi8> to memref<16xf32>
+  linalg.copy ins(%a : memref<16xf32>) outs(%b : memref<16xf32>)
   return
 }

@@ -24,6 +24,7 @@
 #include "mlir/IR/Operation.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringMap.h"
 
 namespace mlir {
 namespace memplan {
@@ -48,8 +49,14 @@ struct FunctionRematGraph {
 
   /// Builds the graph; emits a located error and fails on functions it
   /// cannot model (regions other than payloads, several blocks, a chain
-  /// whose value is read before it is complete).
-  static FailureOr<FunctionRematGraph> build(FunctionOpInterface func);
+  /// whose value is read before it is complete). A buffer of dynamic shape
+  /// gets its size at the bounds of the function's symbols
+  /// (`memplan.bounds`, then `extraBounds`): a budget applies at the bounds.
+  /// A symbol without a bound, or a size that is no affine function of the
+  /// symbols, is an error.
+  static FailureOr<FunctionRematGraph>
+  build(FunctionOpInterface func,
+        const llvm::StringMap<uint64_t> &extraBounds = {});
 };
 
 } // namespace memplan

@@ -98,6 +98,11 @@ private:
 /// a negative result. Iterative: no recursion on the expression's depth.
 std::optional<uint64_t> evaluateSizeExpr(AffineExpr expr,
                                          ArrayRef<uint64_t> symbolValues);
+/// The same with the sign kept (no error for a negative result): the size
+/// expression of an allocation that does not run for these values (under
+/// an `scf.if`, say) may be negative.
+std::optional<int64_t> evaluateAffineSymbols(AffineExpr expr,
+                                             ArrayRef<int64_t> symbolValues);
 
 /// Parses "B=64,S=1024" into `out` (names to values); an error message on
 /// malformed input.

@@ -389,11 +389,19 @@ def InsertRematPass : Pass<"memplan-insert-remat", "::mlir::ModuleOp"> {
       its time limit (S s), so this plan depends on the machine's speed`
     - `memplan-insert-remat cannot plan this function: node N: the output
       sizes up to here total more than 2^63-1 bytes` (or costs over 1e30)
+    - dynamic shapes: `@f has dynamic shapes: a budget or remat policy
+      applies at the bounds of its symbols, and B has none (...)`; with
+      bounds, every buffer of dynamic shape is sized at the bounds, the
+      arena check packs one static plan there, and the budget is a promise
+      about the arena at the bounds (docs/Packing.md, "Symbolic sizes")
     and everything the lifetime analysis rejects. Internal errors (a
     schedule the function's op order cannot host — checked by dominance
     after the rewrite, never left as invalid IR) say so and name the op.
   }];
   let options = [
+    Option<"bounds", "bounds", "std::string", /*default=*/"\"\"",
+           "Dynamic shapes: bounds of symbols not bounded by memplan.bounds "
+           "(B=64,S=1024); a budget applies at the bounds">,
     Option<"budget", "budget", "int64_t", /*default=*/"0",
            "Byte budget for the planned buffers of each function (0: none)">,
     Option<"policy", "policy", "::mlir::memplan::RematPolicyChoice",
