@@ -39,9 +39,11 @@ llvm::cl::ValuesClass mlir::memplan::symbolicAlgorithmValues() {
       {value(SymbolicAlgorithm::Partitions,
              "tract's partitions: disjoint lifetimes share one, end to end"),
        value(SymbolicAlgorithm::Ordered,
-             "the order of a packing at representative sizes"),
+             "the orders of packings at representative sizes (and 1/8, 1/64 "
+             "of them), the smallest arena chosen at run time"),
        value(SymbolicAlgorithm::Auto,
-             "both; the smaller arena is chosen at run time (default)")});
+             "ordered and partitions, the smallest arena chosen at run time "
+             "(default)")});
 }
 
 namespace {

@@ -317,6 +317,20 @@ FailureOr<bool> mlir::memplan::packSymbolicFunction(
       points.push_back({"eval", values});
   }
 
+  // Ordered plans are packed at the representative point and at points
+  // 8 and 64 times smaller (each symbol divided, at least 1): a plan
+  // packed for large sizes can place small ones poorly (docs/Packing.md).
+  SmallVector<SmallVector<uint64_t>> orderedPoints;
+  for (uint64_t divisor : {1, 8, 64}) {
+    SmallVector<uint64_t> at;
+    for (uint64_t v : points.front().values)
+      at.push_back(std::max<uint64_t>(1, v / divisor));
+    if (divisor == 1)
+      at = points.front().values;
+    if (llvm::find(orderedPoints, at) == orderedPoints.end())
+      orderedPoints.push_back(at);
+  }
+
   // The occupied bytes of every buffer at a point.
   auto occupiedAt = [&](ArrayRef<Buffer> buffers, ArrayRef<uint64_t> values,
                         bool mustWork) -> std::optional<std::vector<uint64_t>> {
@@ -408,7 +422,11 @@ FailureOr<bool> mlir::memplan::packSymbolicFunction(
     // The plans.
     std::vector<uint64_t> finalOffsets;
     uint64_t finalArena = 0;
-    std::optional<SymbolicPlan> ordered, partitions;
+    // The candidate plans (symbolic mode): ordered plans packed at the
+    // representative point and at smaller ones, then tract's partitions;
+    // duplicates dropped. The one with the smallest arena runs.
+    std::vector<SymbolicPlan> plans;
+    size_t numOrdered = 0;
     std::vector<PackItem> boundItems;
     PackResult bounded;
     if (config.bounded) {
@@ -421,34 +439,44 @@ FailureOr<bool> mlir::memplan::packSymbolicFunction(
       finalOffsets = bounded.offsets;
       finalArena = bounded.arena;
     } else {
+      auto add = [&](SymbolicPlan plan) {
+        if (llvm::none_of(plans, [&](const SymbolicPlan &p) {
+              return p.below == plan.below && p.order == plan.order;
+            }))
+          plans.push_back(std::move(plan));
+      };
       if (config.algorithm != SymbolicAlgorithm::Partitions)
-        ordered = planOrdered(items, *repOccupied, config.pack);
+        for (const SmallVector<uint64_t> &at : orderedPoints) {
+          std::optional<std::vector<uint64_t>> occupied =
+              occupiedAt(buffers, at, /*mustWork=*/false);
+          if (occupied)
+            add(planOrdered(items, *occupied, config.pack));
+        }
+      numOrdered = plans.size();
       if (config.algorithm != SymbolicAlgorithm::Ordered)
-        partitions = planPartitions(items, *repOccupied);
-      if (ordered && partitions && ordered->below == partitions->below &&
-          ordered->order == partitions->order)
-        partitions.reset();
+        add(planPartitions(items, *repOccupied));
     }
-    // What the emitted code computes at given occupied sizes.
-    auto arenaOf = [&](const std::optional<SymbolicPlan> &plan,
+    // What the emitted code computes at given occupied sizes (0 on
+    // overflow).
+    auto arenaOf = [&](const SymbolicPlan &plan,
                        ArrayRef<uint64_t> occupied) -> uint64_t {
-      if (!plan)
-        return 0;
-      auto placement = evaluateSymbolicPlan(*plan, items, occupied);
+      auto placement = evaluateSymbolicPlan(plan, items, occupied);
       return placement ? placement->arena : 0;
     };
+    // The plan that runs at these sizes: the first with the smallest arena,
+    // as the emitted selection picks it.
+    auto chosenAt = [&](ArrayRef<uint64_t> occupied) -> const SymbolicPlan & {
+      size_t best = 0;
+      for (size_t k = 1; k < plans.size(); ++k)
+        if (arenaOf(plans[k], occupied) < arenaOf(plans[best], occupied))
+          best = k;
+      return plans[best];
+    };
     // tract's partitions, for the report's comparison.
-    std::optional<SymbolicPlan> tract =
-        partitions
-            ? partitions
-            : std::optional<SymbolicPlan>(planPartitions(items, *repOccupied));
+    SymbolicPlan tract = planPartitions(items, *repOccupied);
     if (!config.bounded) {
-      // The run-time choice: ordered unless partitions are strictly smaller.
-      const SymbolicPlan *chosen = ordered ? &*ordered : &*partitions;
-      if (ordered && partitions &&
-          arenaOf(partitions, *repOccupied) < arenaOf(ordered, *repOccupied))
-        chosen = &*partitions;
-      auto placement = evaluateSymbolicPlan(*chosen, items, *repOccupied);
+      auto placement =
+          evaluateSymbolicPlan(chosenAt(*repOccupied), items, *repOccupied);
       if (!placement)
         return func.emitError("memplan-pack-arena: the arena of @")
                << func.getName() << " overflows 64 bits at "
@@ -478,12 +506,12 @@ FailureOr<bool> mlir::memplan::packSymbolicFunction(
         rp.arenaBytes = finalArena;
       } else {
         rp.partitionsBytes = arenaOf(tract, *occupied);
-        rp.orderedBytes = arenaOf(ordered, *occupied);
-        rp.arenaBytes =
-            !ordered ? rp.partitionsBytes
-            : !partitions
-                ? rp.orderedBytes
-                : std::min(rp.orderedBytes, arenaOf(partitions, *occupied));
+        for (size_t k = 0; k < numOrdered; ++k) {
+          uint64_t bytes = arenaOf(plans[k], *occupied);
+          rp.orderedBytes =
+              k == 0 ? bytes : std::min<uint64_t>(rp.orderedBytes, bytes);
+        }
+        rp.arenaBytes = arenaOf(chosenAt(*occupied), *occupied);
       }
       symbolic.points.push_back(std::move(rp));
     }
@@ -534,23 +562,21 @@ FailureOr<bool> mlir::memplan::packSymbolicFunction(
                     b, loc, buffer.bytes, ValueRange(), symbolValues)));
           occupied.push_back(ib.alignUp(bytes, buffer.alignment));
         }
+        // Every plan, then the smallest arena for the actual sizes (the
+        // first on ties).
         Index size;
-        if (ordered && partitions) {
-          auto [orderedOffsets, orderedArena] =
-              emitPlan(ib, *ordered, items, occupied);
-          auto [partitionOffsets, partitionArena] =
-              emitPlan(ib, *partitions, items, occupied);
-          Value useOrdered = arith::CmpIOp::create(
-              b, loc, arith::CmpIPredicate::ule, ib.get(orderedArena),
-              ib.get(partitionArena));
-          size = ib.select(useOrdered, orderedArena, partitionArena);
-          for (auto [x, y] : llvm::zip(orderedOffsets, partitionOffsets))
-            offsets.push_back(ib.select(useOrdered, x, y));
-        } else {
-          auto [planOffsets, planArena] =
-              emitPlan(ib, ordered ? *ordered : *partitions, items, occupied);
-          offsets = planOffsets;
-          size = planArena;
+        for (auto [k, plan] : llvm::enumerate(plans)) {
+          auto [planOffsets, planArena] = emitPlan(ib, plan, items, occupied);
+          if (k == 0) {
+            offsets = planOffsets;
+            size = planArena;
+            continue;
+          }
+          Value keep = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule,
+                                             ib.get(size), ib.get(planArena));
+          size = ib.select(keep, size, planArena);
+          for (size_t i = 0; i < offsets.size(); ++i)
+            offsets[i] = ib.select(keep, offsets[i], planOffsets[i]);
         }
         // Static when every size in it is (a memory space with static
         // buffers only).

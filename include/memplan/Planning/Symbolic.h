@@ -49,9 +49,12 @@ enum class SymbolicAlgorithm {
   /// partition is as large as its largest member, partitions lie end to end.
   Partitions,
   /// Pack at representative sizes (the bounds, or a sample point) and keep
-  /// the order the packing gives every pair of buffers overlapping in time.
+  /// the order the packing gives every pair of buffers overlapping in time
+  /// (memplan-pack-arena packs at 1/8 and 1/64 of those sizes too and keeps
+  /// the smallest arena at run time).
   Ordered,
-  /// Both; the smaller arena is chosen at run time, for the actual sizes.
+  /// Ordered and partitions; the smallest arena is chosen at run time, for
+  /// the actual sizes.
   Auto,
 };
 

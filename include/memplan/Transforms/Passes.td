@@ -165,9 +165,9 @@ def PackArenaPass : Pass<"memplan-pack-arena", "::mlir::ModuleOp"> {
     the code that computes every offset and the arena's size from the
     arguments' sizes (`memplan.arena ... size(%n) : memref<?xi8>`, buffers
     as `memplan.dynamic_view`), following a plan valid for every size:
-    `symbolic-algorithm` = `partitions` (tract's), `ordered` (the order of a
-    packing at representative sizes) or `auto` (both; the smaller arena is
-    taken at run time). With `bounded`, one static plan at the bounds is
+    `symbolic-algorithm` = `partitions` (tract's), `ordered` (the orders of
+    packings at the representative sizes and at 1/8 and 1/64 of them, the
+    smallest arena taken at run time) or `auto` (those and the partitions). With `bounded`, one static plan at the bounds is
     used for every smaller shape, each dynamic buffer checked at the entry
     against its planned bytes (`cf.assert`). `eval` names points at which
     the report evaluates the plan. The bounds used are recorded in
