@@ -383,10 +383,12 @@ FailureOr<bool> mlir::memplan::packSymbolicFunction(
       items.push_back({roots[buffer.root].live, buffer.alignment});
       arenaAlignment = std::max(arenaAlignment, buffer.alignment);
       if (auto c = dyn_cast<AffineConstantExpr>(buffer.bytes)) {
+        // (A negative constant size is an allocation that never runs: 0.)
         std::optional<uint64_t> sum = llvm::checkedAddUnsigned(
             staticTotal,
-            static_cast<uint64_t>(c.getValue()) + buffer.alignment);
-        if (c.getValue() < 0 || !sum || *sum > kMaxTotalBytes)
+            static_cast<uint64_t>(std::max<int64_t>(c.getValue(), 0)) +
+                buffer.alignment);
+        if (!sum || *sum > kMaxTotalBytes)
           return memref::AllocOp(buffer.alloc)
               .emitError(
                   "memplan-pack-arena: the static buffers up to this one total "
@@ -525,6 +527,27 @@ FailureOr<bool> mlir::memplan::packSymbolicFunction(
     }
     report.provenLowerBoundBytes = report.lowerBoundBytes;
     report.optimal = finalArena == report.lowerBoundBytes;
+    // A budget holds at the bounds (memplan-insert-remat sized the step
+    // there): say so here rather than leave it to the verifier.
+    if (auto budget = func->getAttrOfType<IntegerAttr>(
+            MemplanDialect::getBudgetAttrName());
+        budget && missingBounds.empty()) {
+      SmallVector<uint64_t> atBounds;
+      for (auto [k, symbol] : llvm::enumerate(symbols))
+        atBounds.push_back(symbol.bound.value_or(representative[k]));
+      std::optional<std::vector<uint64_t>> occupied =
+          occupiedAt(buffers, atBounds, /*mustWork=*/false);
+      uint64_t arenaAtBounds = config.bounded ? finalArena
+                               : occupied
+                                   ? arenaOf(chosenAt(*occupied), *occupied)
+                                   : 0;
+      if (arenaAtBounds > static_cast<uint64_t>(budget.getInt()))
+        return func.emitError("memplan-pack-arena: the arena of @")
+               << func.getName() << " at the bounds "
+               << describePoint(sizes, atBounds, used) << " is "
+               << arenaAtBounds << " bytes, over its budget of "
+               << budget.getInt() << " bytes";
+    }
 
     if (!buffers.empty()) {
       // The arena and every buffer's offset, at the entry.
@@ -555,7 +578,8 @@ FailureOr<bool> mlir::memplan::packSymbolicFunction(
         for (const Buffer &buffer : buffers) {
           Index bytes;
           if (auto c = dyn_cast<AffineConstantExpr>(buffer.bytes))
-            bytes = IndexBuilder::constant(c.getValue());
+            bytes = IndexBuilder::constant(
+                static_cast<uint64_t>(std::max<int64_t>(c.getValue(), 0)));
           else
             bytes = ib.clampNonNegative(
                 IndexBuilder::value(affine::expandAffineExpr(
@@ -570,6 +594,14 @@ FailureOr<bool> mlir::memplan::packSymbolicFunction(
           if (k == 0) {
             offsets = planOffsets;
             size = planArena;
+            continue;
+          }
+          if (size.constant && planArena.constant) {
+            // Both known (static buffers only): no run-time choice.
+            if (*planArena.constant < *size.constant) {
+              size = planArena;
+              offsets = planOffsets;
+            }
             continue;
           }
           Value keep = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule,

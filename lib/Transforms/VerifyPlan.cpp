@@ -266,7 +266,8 @@ private:
     Operation *op = v.getDefiningOp();
     if (auto constant = dyn_cast<arith::ConstantOp>(op)) {
       if (auto i = dyn_cast<IntegerAttr>(constant.getValue()))
-        return i.getValue().getSExtValue();
+        return i.getType().isInteger(1) ? int64_t(i.getValue().getZExtValue())
+                                        : i.getValue().getSExtValue();
       unsupported = op;
       return std::nullopt;
     }
@@ -370,6 +371,12 @@ private:
       return args[0] | args[1];
     if (isa<arith::SelectOp>(op))
       return args[0] ? args[1] : args[2];
+    // Booleans (0/1) are conditions only: a cast of one is not evaluated.
+    if (isa<arith::IndexCastOp, arith::IndexCastUIOp>(op) &&
+        op->getOperand(0).getType().isInteger(1)) {
+      unsupported = op;
+      return std::nullopt;
+    }
     if (isa<arith::IndexCastOp, arith::IndexCastUIOp>(op))
       return args[0];
     if (auto cmp = dyn_cast<arith::CmpIOp>(op)) {
@@ -451,10 +458,11 @@ VerifyPlanPass::verifySampled(FunctionOpInterface func,
     if (llvm::find(points, p) == points.end())
       points.push_back(std::move(p));
   };
-  if (llvm::all_of(symbols, [](const SizeSymbol &s) { return s.bound; })) {
+  // The bounds (a symbol without one at the largest sample, 4096).
+  if (llvm::any_of(symbols, [](const SizeSymbol &s) { return s.bound; })) {
     SmallVector<uint64_t> p;
     for (const SizeSymbol &s : symbols)
-      p.push_back(*s.bound);
+      p.push_back(s.bound.value_or(4096));
     addPoint(p);
   }
   for (uint64_t v : {0, 1, 2, 3, 7, 64, 1000, 4096}) {
@@ -468,7 +476,9 @@ VerifyPlanPass::verifySampled(FunctionOpInterface func,
     SmallVector<uint64_t> p;
     for (unsigned k = 0; k < symbols.size(); ++k) {
       state = state * 6364136223846793005ULL + 1442695040888963407ULL;
-      p.push_back(clamp(k, (state >> 33) % 4097));
+      // Within [0, bound], or [0, 4096] without one.
+      uint64_t range = symbols[k].bound ? *symbols[k].bound : 4096;
+      p.push_back((state >> 33) % (range + 1));
     }
     addPoint(p);
   }

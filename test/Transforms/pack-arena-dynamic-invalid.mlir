@@ -71,3 +71,19 @@ func.func @arity(%x: memref<?x?xf32> {memplan.symbols = ["B"]}) {
 func.func @negative(%x: memref<?xf32> {memplan.symbols = ["B"]}) attributes {memplan.bounds = {B = -1 : i64}} {
   return
 }
+
+// -----
+
+// A budget holds at the bounds: two live buffers of 4 * B bytes at B = 100
+// take 896 bytes (each rounded up to 448), over 500.
+// expected-error @+1 {{memplan-pack-arena: the arena of @overBudget at the bounds B=100 is 896 bytes, over its budget of 500 bytes}}
+func.func @overBudget(%x: memref<?xf32> {memplan.symbols = ["B"]}, %out: memref<?xf32>) attributes {memplan.bounds = {B = 100 : i64}, memplan.budget = 500 : i64} {
+  %c0 = arith.constant 0 : index
+  %n = memref.dim %x, %c0 : memref<?xf32>
+  %a = memref.alloc(%n) : memref<?xf32>
+  %b = memref.alloc(%n) : memref<?xf32>
+  linalg.copy ins(%x : memref<?xf32>) outs(%a : memref<?xf32>)
+  linalg.copy ins(%a : memref<?xf32>) outs(%b : memref<?xf32>)
+  linalg.copy ins(%b : memref<?xf32>) outs(%out : memref<?xf32>)
+  return
+}

@@ -59,9 +59,9 @@ func.func @short(%x: memref<?xi8> {memplan.symbols = ["B"]}) {
 // -----
 
 // Within its bounds a plan that would clash above them is fine: the samples
-// are the bound and 0, 1, 2, 3, 7 (64, 1000 and 4096 clamp to it) and the
-// pseudo-random ones, clamped too (duplicates dropped).
-// expected-remark @+1 {{memplan-verify-plan: @bounded: offsets computed at run time, checked by evaluation at 7 sample sizes (not proven for all sizes)}}
+// are the bound and 0, 1, 2, 3, 7 (64, 1000 and 4096 clamp to it) and eight
+// pseudo-random ones in [0, 16] (duplicates dropped).
+// expected-remark @+1 {{memplan-verify-plan: @bounded: offsets computed at run time, checked by evaluation at 9 sample sizes (not proven for all sizes)}}
 func.func @bounded(%x: memref<?x16xf32> {memplan.symbols = ["B", ""]}) attributes {memplan.bounds = {B = 16 : i64}} {
   %c0 = arith.constant 0 : index
   %c1024 = arith.constant 1024 : index
@@ -127,5 +127,42 @@ func.func @conditional(%n: index {memplan.symbols = "n"}) {
   // expected-error @+1 {{at n=0: buffers overlap in time and share bytes}}
   %b = memplan.dynamic_view %arena[%c0][] alignment(64) : memref<?xi8> to memref<16xf32>
   linalg.copy ins(%a : memref<16xf32>) outs(%b : memref<16xf32>)
+  return
+}
+
+// -----
+
+// Booleans are conditions only: a size computed from a cast of one is not
+// evaluated (reading `true` as -1 once made such a view look like one that
+// does not run, and its overlap went unchecked).
+func.func @boolean(%n: index {memplan.symbols = "n"}) {
+  %c0 = arith.constant 0 : index
+  %c4096 = arith.constant 4096 : index
+  %true = arith.constant true
+  %arena = memplan.arena alignment(64) size(%c4096) : memref<?xi8>
+  // expected-error @+1 {{an offset or size depends on this op, which cannot be evaluated at sample sizes, so the plan of @boolean cannot be checked}}
+  %one = arith.index_castui %true : i1 to index
+  %m = arith.muli %n, %one : index
+  %a = memplan.dynamic_view %arena[%c0][%m] alignment(64) : memref<?xi8> to memref<?xi8>
+  %b = memplan.dynamic_view %arena[%c0][%m] alignment(64) : memref<?xi8> to memref<?xi8>
+  linalg.copy ins(%a : memref<?xi8>) outs(%b : memref<?xi8>)
+  return
+}
+
+// -----
+
+// Bounds above the largest fixed sample are sampled too: the two buffers
+// are apart up to B = 8192 and clash at the bound, 10000.
+func.func @largeBound(%x: memref<?xi8> {memplan.symbols = ["B"]}) attributes {memplan.bounds = {B = 10000 : i64}} {
+  %c0 = arith.constant 0 : index
+  %c8192 = arith.constant 8192 : index
+  %c20000 = arith.constant 20000 : index
+  %b = memref.dim %x, %c0 : memref<?xi8>
+  %arena = memplan.arena alignment(64) size(%c20000) : memref<?xi8>
+  // expected-note @+1 {{clashes with this buffer}}
+  %v = memplan.dynamic_view %arena[%c0][%b] alignment(64) : memref<?xi8> to memref<?xi8>
+  // expected-error @+1 {{at B=10000: buffers overlap in time and share bytes}}
+  %w = memplan.dynamic_view %arena[%c8192][%b] alignment(64) : memref<?xi8> to memref<?xi8>
+  linalg.copy ins(%v : memref<?xi8>) outs(%w : memref<?xi8>)
   return
 }

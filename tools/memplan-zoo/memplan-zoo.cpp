@@ -725,6 +725,10 @@ int main(int argc, char **argv) {
   for (int64_t size : runBatches)
     if (size <= 0)
       fail("--run-batches sizes must be positive");
+  if (runBatches.size() > 1 && mainKind == "gradcheck")
+    fail("--main=gradcheck checks one batch size: give one --run-batches");
+  if (dynamic && batch == 0)
+    fail("--batch must be positive");
   int64_t defaultBatch = 4;
   if (modelName == "mlp") {
     defaultBatch = orDefault(batch, 4);

@@ -77,9 +77,7 @@ def AnnotateLifetimesPass : Pass<"memplan-annotate-lifetimes"> {
       root or a function argument (a view of a ranked root may be unranked:
       its root's size is known). Dynamic shapes are analysed: their sizes are
       expressions over the function's symbols (docs/Lifetimes.md, "Symbolic
-      sizes"); only rematerialization still needs static shapes (`dynamic
-      shape ... is not supported here: budgets and rematerialization plan
-      static shapes`)
+      sizes")
     - `element type ... of ... has no storage size in the data layout` (for
       instance a scalable vector) on a root; sizes come from MLIR's
       DataLayout (docs/Lifetimes.md, "Sizes")
@@ -168,8 +166,8 @@ def PackArenaPass : Pass<"memplan-pack-arena", "::mlir::ModuleOp"> {
     `symbolic-algorithm` = `partitions` (tract's), `ordered` (the orders of
     packings at the representative sizes and at 1/8 and 1/64 of them, the
     smallest arena taken at run time) or `auto` (those and the partitions). With `bounded`, one static plan at the bounds is
-    used for every smaller shape, each dynamic buffer checked at the entry
-    against its planned bytes (`cf.assert`). `eval` names points at which
+    used for every smaller shape, each dynamic buffer checked where it is
+    allocated against its planned bytes (`cf.assert`). `eval` names points at which
     the report evaluates the plan. The bounds used are recorded in
     `memplan.bounds`. A buffer whose size is no affine function of the
     arguments' sizes leaves its function unplanned (warning; error with
@@ -195,8 +193,10 @@ def PackArenaPass : Pass<"memplan-pack-arena", "::mlir::ModuleOp"> {
       `'memplan.bounds' bounds 'S', which is not a symbol of @f (its
       symbols: ...)`, `symbol 'B' names two dimensions of @f; give each its
       own name`
-    - `the size of this buffer, <expr> bytes, is negative or does not fit an
-      index at <point>` (at the representative point)
+    - `the size of this buffer, <expr> bytes, does not fit an index at
+      <point>` (at the representative point)
+    - `the arena of @f at the bounds B=64 is N bytes, over its budget of M
+      bytes` (a function with `memplan.budget`)
     - `cannot write the report '...': ...`
   }];
   let options = [
