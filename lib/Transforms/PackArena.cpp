@@ -244,6 +244,34 @@ PackArenaPass::packFunction(FunctionOpInterface func, PackAlgorithm algo,
                     "passed to " + callee + ", which may keep or return it");
     }
   });
+  // A buffer of dynamic shape whose size is no function of the arguments'
+  // sizes (read from memory, sized by a loop) cannot be placed before the
+  // function runs: it stays on the heap, the rest is planned.
+  if (llvm::any_of(llvm::enumerate(roots), [&](auto indexed) {
+        return candidate[indexed.index()] && indexed.value().dynamicSize;
+      })) {
+    FailureOr<SymbolicSizes> sizes = SymbolicSizes::create(func);
+    if (failed(sizes))
+      return failure();
+    for (auto [i, root] : llvm::enumerate(roots)) {
+      if (!candidate[i] || !root.dynamicSize)
+        continue;
+      auto alloc = root.value.getDefiningOp<memref::AllocOp>();
+      std::string why;
+      ScopedDiagnosticHandler quiet(func.getContext(), [&](Diagnostic &diag) {
+        if (why.empty())
+          why = diag.str();
+        return success();
+      });
+      uint64_t element =
+          getElementStorageBytes(alloc.getType().getElementType(),
+                                 DataLayout::closest(alloc))
+              .value_or(1);
+      if (failed(
+              sizes->getByteSize(alloc.getLoc(), alloc.getResult(), element)))
+        leaveOnHeap(&root, why);
+    }
+  }
   // A dealloc must free planned buffers only, or none.
   SmallVector<memref::DeallocOp> deallocs;
   func.walk([&](memref::DeallocOp op) { deallocs.push_back(op); });

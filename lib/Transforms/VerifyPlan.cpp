@@ -11,6 +11,7 @@
 #include "memplan/Transforms/Passes.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 #include "llvm/Support/CheckedArithmetic.h"
 
 namespace mlir {
@@ -246,6 +247,16 @@ private:
       if (isa<memref::CastOp, tensor::CastOp>(op)) {
         shaped = op->getOperand(0);
         continue;
+      }
+      // Subviews and slices that keep their rank: the size operand.
+      if (auto slice = dyn_cast<OffsetSizeAndStrideOpInterface>(op);
+          slice && static_cast<int64_t>(slice.getMixedSizes().size()) ==
+                       type.getRank()) {
+        OpFoldResult size = slice.getMixedSizes()[d];
+        if (auto value = dyn_cast<Value>(size))
+          return value;
+        knownDim = cast<IntegerAttr>(cast<Attribute>(size)).getInt();
+        return Value();
       }
       unsupported = op;
       return Value();

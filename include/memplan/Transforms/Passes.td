@@ -170,8 +170,8 @@ def PackArenaPass : Pass<"memplan-pack-arena", "::mlir::ModuleOp"> {
     allocated against its planned bytes (`cf.assert`). `eval` names points at which
     the report evaluates the plan. The bounds used are recorded in
     `memplan.bounds`. A buffer whose size is no affine function of the
-    arguments' sizes leaves its function unplanned (warning; error with
-    `strict`).
+    arguments' sizes stays on the heap (listed in the report's
+    `heap_buffers` with why); the rest is planned.
 
     A function the lifetime analysis rejects is left as it is, with the
     fallback of `memplan-annotate-lifetimes` (a warning, `memplan.unplanned`;
