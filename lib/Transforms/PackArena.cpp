@@ -58,7 +58,6 @@ struct PackArenaPass : public memplan::impl::PackArenaPassBase<PackArenaPass> {
     symbolic.algorithm = symbolicAlgorithm;
     symbolic.bounded = bounded;
     symbolic.alignment = alignment;
-    symbolic.strict = strict;
     symbolic.pack.algorithm = algorithm;
     symbolic.pack.workLimit = workLimit;
     symbolic.pack.timeLimitSeconds = timeLimit;
@@ -182,20 +181,12 @@ PackArenaPass::packFunction(FunctionOpInterface func, PackAlgorithm algo,
     return success();
   };
   // Symbol names and bounds are checked on every function that has them,
-  // whether or not it allocates anything dynamic.
-  bool namesSymbols =
-      func->hasAttr(MemplanDialect::getBoundsAttrName()) ||
-      llvm::any_of(llvm::seq(func.getNumArguments()), [&](unsigned i) {
-        return func.getArgAttr(i, MemplanDialect::getSymbolsAttrName());
-      });
-  if (namesSymbols || !symbolic.bounds.empty() ||
-      !symbolic.evalPoints.empty()) {
-    FailureOr<SymbolicSizes> sizes = SymbolicSizes::create(func);
-    if (failed(sizes))
-      return failure();
-    for (const SizeSymbol &symbol : sizes->getSymbols())
-      symbolNames.insert(symbol.name);
-  }
+  // whether or not it allocates anything dynamic (cheap: its arguments).
+  FailureOr<SymbolicSizes> sizes = SymbolicSizes::create(func, symbolic.bounds);
+  if (failed(sizes))
+    return failure();
+  for (const SizeSymbol &symbol : sizes->getSymbols())
+    symbolNames.insert(symbol.name);
   FailureOr<std::optional<FunctionLifetimes>> analysed =
       analyzeForPlanning(func, strict, /*allowDynamicShapes=*/true);
   if (failed(analysed))
@@ -244,17 +235,17 @@ PackArenaPass::packFunction(FunctionOpInterface func, PackAlgorithm algo,
                     "passed to " + callee + ", which may keep or return it");
     }
   });
-  // A buffer of dynamic shape whose size is no function of the arguments'
-  // sizes (read from memory, sized by a loop) cannot be placed before the
-  // function runs: it stays on the heap, the rest is planned.
-  if (llvm::any_of(llvm::enumerate(roots), [&](auto indexed) {
-        return candidate[indexed.index()] && indexed.value().dynamicSize;
-      })) {
-    FailureOr<SymbolicSizes> sizes = SymbolicSizes::create(func);
-    if (failed(sizes))
-      return failure();
+  // The byte size of every candidate over the function's symbols, when one
+  // has a dynamic shape. A buffer whose size is no function of the
+  // arguments' sizes (read from memory, sized by a loop) cannot be placed
+  // before the function runs: it stays on the heap, the rest is planned.
+  DenseMap<size_t, AffineExpr> bytesOfRoot;
+  bool dynamic = llvm::any_of(llvm::enumerate(roots), [&](auto indexed) {
+    return candidate[indexed.index()] && indexed.value().dynamicSize;
+  });
+  if (dynamic) {
     for (auto [i, root] : llvm::enumerate(roots)) {
-      if (!candidate[i] || !root.dynamicSize)
+      if (!candidate[i])
         continue;
       auto alloc = root.value.getDefiningOp<memref::AllocOp>();
       std::string why;
@@ -267,9 +258,12 @@ PackArenaPass::packFunction(FunctionOpInterface func, PackAlgorithm algo,
           getElementStorageBytes(alloc.getType().getElementType(),
                                  DataLayout::closest(alloc))
               .value_or(1);
-      if (failed(
-              sizes->getByteSize(alloc.getLoc(), alloc.getResult(), element)))
+      FailureOr<AffineExpr> bytes =
+          sizes->getByteSize(alloc.getLoc(), alloc.getResult(), element);
+      if (failed(bytes))
         leaveOnHeap(&root, why);
+      else
+        bytesOfRoot[i] = *bytes;
     }
   }
   // A dealloc must free planned buffers only, or none.
@@ -318,16 +312,10 @@ PackArenaPass::packFunction(FunctionOpInterface func, PackAlgorithm algo,
   if (spaces.empty())
     spaces.push_back(Attribute());
   size_t firstReport = reports.size();
-  bool dynamic = llvm::any_of(llvm::enumerate(roots), [&](auto indexed) {
-    return candidate[indexed.index()] && indexed.value().dynamicSize;
-  });
   if (dynamic) {
-    FailureOr<bool> packed = packSymbolicFunction(
-        func, *lifetimes, spaces, plannedBySpace, symbolic, reports);
-    if (failed(packed))
+    if (failed(packSymbolicFunction(func, *lifetimes, spaces, plannedBySpace,
+                                    *sizes, bytesOfRoot, symbolic, reports)))
       return failure();
-    if (!*packed)
-      return reportUnplanned();
   } else {
     for (Attribute space : spaces)
       if (failed(packSpace(func, algo, *lifetimes, plannedBySpace[space], space,

@@ -213,43 +213,23 @@ struct Buffer {
 };
 } // namespace
 
-FailureOr<bool> mlir::memplan::packSymbolicFunction(
+LogicalResult mlir::memplan::packSymbolicFunction(
     FunctionOpInterface func, const FunctionLifetimes &lifetimes,
     ArrayRef<Attribute> spaces,
     const DenseMap<Attribute, std::vector<size_t>> &plannedBySpace,
+    const SymbolicSizes &sizes, const DenseMap<size_t, AffineExpr> &bytesOfRoot,
     const SymbolicArenaConfig &config, std::vector<ReportFunction> &reports) {
   ArrayRef<Root> roots = lifetimes.getRoots();
-  FailureOr<SymbolicSizes> created = SymbolicSizes::create(func, config.bounds);
-  if (failed(created))
-    return failure();
-  SymbolicSizes &sizes = *created;
   ArrayRef<SizeSymbol> symbols = sizes.getSymbols();
-
-  // Every buffer's size over the symbols, or the function stays unplanned.
   SmallVector<SmallVector<Buffer>> bySpace;
-  FailureOr<bool> expressed =
-      attemptWithFallback(func, config.strict, [&]() -> LogicalResult {
-        for (Attribute space : spaces) {
-          bySpace.emplace_back();
-          for (size_t i : plannedBySpace.lookup(space)) {
-            auto alloc = roots[i].value.getDefiningOp<memref::AllocOp>();
-            uint64_t element =
-                getElementStorageBytes(alloc.getType().getElementType(),
-                                       DataLayout::closest(alloc))
-                    .value_or(1);
-            FailureOr<AffineExpr> bytes =
-                sizes.getByteSize(alloc.getLoc(), alloc.getResult(), element);
-            if (failed(bytes))
-              return failure();
-            bySpace.back().push_back(
-                {i, alloc, *bytes,
-                 getBufferAlignment(alloc, config.alignment)});
-          }
-        }
-        return success();
-      });
-  if (failed(expressed) || !*expressed)
-    return expressed;
+  for (Attribute space : spaces) {
+    bySpace.emplace_back();
+    for (size_t i : plannedBySpace.lookup(space)) {
+      auto alloc = roots[i].value.getDefiningOp<memref::AllocOp>();
+      bySpace.back().push_back({i, alloc, bytesOfRoot.lookup(i),
+                                getBufferAlignment(alloc, config.alignment)});
+    }
+  }
 
   // The symbols the sizes use, and the points to plan and report at.
   SmallVector<bool> used(symbols.size(), false);
@@ -683,5 +663,5 @@ FailureOr<bool> mlir::memplan::packSymbolicFunction(
   if (!boundAttrs.empty())
     func->setAttr(MemplanDialect::getBoundsAttrName(),
                   b.getDictionaryAttr(boundAttrs));
-  return true;
+  return success();
 }

@@ -8,6 +8,7 @@
 #define MEMPLAN_LIB_TRANSFORMS_SYMBOLICARENA_H
 
 #include "memplan/Analysis/Lifetimes.h"
+#include "memplan/Analysis/SymbolicSizes.h"
 #include "memplan/Planning/Packing.h"
 #include "memplan/Planning/Report.h"
 #include "memplan/Planning/Symbolic.h"
@@ -43,18 +44,19 @@ struct SymbolicArenaConfig {
   llvm::StringMap<uint64_t> bounds;
   /// Points the report evaluates the plan at.
   std::vector<llvm::StringMap<uint64_t>> evalPoints;
-  bool strict = false;
 };
 
 /// Plans the candidate allocations of `func` when some of them have dynamic
 /// shapes: `plannedBySpace[space]` are root indices of `lifetimes`, one
-/// arena per entry of `spaces`. Appends one report per arena. Returns false
-/// when `func` was left unplanned (per-function fallback, IR unchanged),
-/// failure on an error.
-FailureOr<bool> packSymbolicFunction(
+/// arena per entry of `spaces`; `bytesOfRoot` is each one's byte size over
+/// the symbols of `sizes`. Appends one report per arena; fails with a
+/// located error (a missing bound in bounded mode, a budget exceeded at the
+/// bounds, a size that does not fit an index).
+LogicalResult packSymbolicFunction(
     FunctionOpInterface func, const FunctionLifetimes &lifetimes,
     ArrayRef<Attribute> spaces,
     const DenseMap<Attribute, std::vector<size_t>> &plannedBySpace,
+    const SymbolicSizes &sizes, const DenseMap<size_t, AffineExpr> &bytesOfRoot,
     const SymbolicArenaConfig &config, std::vector<ReportFunction> &reports);
 
 } // namespace memplan

@@ -25,6 +25,33 @@ using namespace mlir;
 using namespace mlir::memplan;
 
 namespace {
+/// The views of one arena with their bytes at some sizes: the checked unit.
+struct PlacedViews {
+  std::vector<PackItem> items;
+  std::vector<uint64_t> offsets;
+  SmallVector<Operation *> views;
+
+  /// A located error on the later of two views that overlap in time and
+  /// share a byte, with a note on the other; success when none do. `where`
+  /// prefixes the message ("at B=64: ").
+  LogicalResult check(StringRef where) const {
+    auto clash = findPackingClash(items, offsets);
+    if (!clash)
+      return success();
+    auto [first, second] = *clash;
+    InFlightDiagnostic diag =
+        views[second]->emitError(where)
+        << "buffers overlap in time and share bytes: [" << offsets[second]
+        << ", " << offsets[second] + items[second].size << ") live on ["
+        << items[second].live.start << ", " << items[second].live.end << ")";
+    diag.attachNote(views[first]->getLoc())
+        << "clashes with this buffer: [" << offsets[first] << ", "
+        << offsets[first] + items[first].size << ") live on ["
+        << items[first].live.start << ", " << items[first].live.end << ")";
+    return diag;
+  }
+};
+
 struct VerifyPlanPass
     : public memplan::impl::VerifyPlanPassBase<VerifyPlanPass> {
   using Base::Base;
@@ -82,12 +109,7 @@ struct VerifyPlanPass
       return verifySampled(func, arenas, *lifetimes);
 
     // The views of each arena, checked against each other.
-    struct Placed {
-      std::vector<PackItem> items;
-      std::vector<uint64_t> offsets;
-      SmallVector<ViewOp> views;
-    };
-    SmallVector<Placed> placed(arenas.size());
+    SmallVector<PlacedViews> placed(arenas.size());
     for (const Root &root : lifetimes->getRoots()) {
       auto view = root.value.getDefiningOp<ViewOp>();
       if (!view)
@@ -107,31 +129,15 @@ struct VerifyPlanPass
         return view.emitError("view [")
                << offset << ", " << offset + size << ") ends past its arena of "
                << arenaBytes << " bytes";
-      Placed &group = placed[arena - arenas.begin()];
+      PlacedViews &group = placed[arena - arenas.begin()];
       group.items.push_back(
           {root.live, size, static_cast<uint64_t>(placement.getAlignment())});
       group.offsets.push_back(offset);
       group.views.push_back(view);
     }
-    for (Placed &group : placed) {
-      auto clash = findPackingClash(group.items, group.offsets);
-      if (!clash)
-        continue;
-      auto [first, second] = *clash;
-      const auto &items = group.items;
-      const auto &offsets = group.offsets;
-      InFlightDiagnostic diag =
-          group.views[second].emitError(
-              "buffers overlap in time and share bytes: [")
-          << offsets[second] << ", " << offsets[second] + items[second].size
-          << ") live on [" << items[second].live.start << ", "
-          << items[second].live.end << ")";
-      diag.attachNote(group.views[first].getLoc())
-          << "clashes with this buffer: [" << offsets[first] << ", "
-          << offsets[first] + items[first].size << ") live on ["
-          << items[first].live.start << ", " << items[first].live.end << ")";
-      return diag;
-    }
+    for (const PlacedViews &group : placed)
+      if (failed(group.check("")))
+        return failure();
     if (remarks && !arenas.empty())
       emitRemark(func.getLoc())
           << "memplan-verify-plan: @" << func.getName()
@@ -534,12 +540,7 @@ VerifyPlanPass::verifySampled(FunctionOpInterface func,
                  << where << ": arena of " << bytes
                  << " bytes exceeds the budget of " << budget.getInt()
                  << " bytes";
-    struct Group {
-      std::vector<PackItem> items;
-      std::vector<uint64_t> offsets;
-      SmallVector<Operation *> views;
-    };
-    SmallVector<Group> groups(arenas.size());
+    SmallVector<PlacedViews> groups(arenas.size());
     for (const Root &root : lifetimes.getRoots()) {
       Operation *op = root.value.getDefiningOp();
       if (!op || !isa<ViewOp, DynamicViewOp>(op))
@@ -594,30 +595,14 @@ VerifyPlanPass::verifySampled(FunctionOpInterface func,
                << ") ends past its arena of " << arenaSize << " bytes";
       if (bytes == 0)
         continue;
-      Group &group = groups[arena - arenas.begin()];
+      PlacedViews &group = groups[arena - arenas.begin()];
       group.items.push_back({root.live, static_cast<uint64_t>(bytes), 1});
       group.offsets.push_back(offset);
       group.views.push_back(op);
     }
-    for (Group &group : groups) {
-      auto clash = findPackingClash(group.items, group.offsets);
-      if (!clash)
-        continue;
-      auto [first, second] = *clash;
-      const auto &items = group.items;
-      const auto &offsets = group.offsets;
-      InFlightDiagnostic diag =
-          group.views[second]->emitError("at ")
-          << where << ": buffers overlap in time and share bytes: ["
-          << offsets[second] << ", " << offsets[second] + items[second].size
-          << ") live on [" << items[second].live.start << ", "
-          << items[second].live.end << ")";
-      diag.attachNote(group.views[first]->getLoc())
-          << "clashes with this buffer: [" << offsets[first] << ", "
-          << offsets[first] + items[first].size << ") live on ["
-          << items[first].live.start << ", " << items[first].live.end << ")";
-      return diag;
-    }
+    for (const PlacedViews &group : groups)
+      if (failed(group.check("at " + where + ": ")))
+        return failure();
     ++checked;
   }
   if (checked == 0)
