@@ -55,7 +55,7 @@ public:
                                       b.getIndexAttr(p), b.getIndexAttr(0)};
     SmallVector<OpFoldResult> sizes, strides;
     for (int64_t d : s) {
-      sizes.push_back(b.getIndexAttr(d));
+      sizes.push_back(e.sizeOf(d));
       strides.push_back(b.getIndexAttr(1));
     }
     return tensor::InsertSliceOp::create(b, loc, x, out, offsets, sizes,
@@ -66,7 +66,7 @@ public:
     SmallVector<OpFoldResult> o, s, st;
     for (auto [off, size] : llvm::zip(offsets, sizes)) {
       o.push_back(b.getIndexAttr(off));
-      s.push_back(b.getIndexAttr(size));
+      s.push_back(e.sizeOf(size));
       st.push_back(b.getIndexAttr(1));
     }
     auto type = RankedTensorType::get(sizes, e.ft);
@@ -211,7 +211,7 @@ public:
                                   b.getIndexAttr(0), b.getIndexAttr(at)};
       SmallVector<OpFoldResult> sz, st;
       for (int64_t dsz : s) {
-        sz.push_back(b.getIndexAttr(dsz));
+        sz.push_back(e.sizeOf(dsz));
         st.push_back(b.getIndexAttr(1));
       }
       return tensor::InsertSliceOp::create(b, loc, part, into, o, sz, st);
@@ -238,7 +238,8 @@ public:
 
   std::string validate() const override {
     if (k.stages <= 0 || k.blocks < 0 || k.channels <= 0 || k.image <= 0 ||
-        k.classes <= 0 || k.batch <= 0 || k.inChannels <= 0)
+        k.classes <= 0 || (k.batch <= 0 && k.batch != ShapedType::kDynamic) ||
+        k.inChannels <= 0)
       return "cnn: stages, channels, image, classes, batch, in-channels must "
              "be positive and blocks >= 0";
     if (k.image % (int64_t(1) << (k.stages - 1)) != 0)

@@ -41,6 +41,12 @@ public:
   Value cst(OpBuilder &ib, double v);
   /// A new tensor; its dynamic dimensions are `dynamicSize`.
   Value empty(ArrayRef<int64_t> shape);
+  /// A slice size: `d`, or `dynamicSize` for a dynamic dimension.
+  OpFoldResult sizeOf(int64_t d) const {
+    if (ShapedType::isDynamic(d))
+      return dynamicSize;
+    return b.getIndexAttr(d);
+  }
   /// 1 / (dimension 0 of `x`), as a float: a constant for a static size,
   /// computed from `dynamicSize` for a dynamic one.
   Value inverseRows(Value x);

@@ -29,7 +29,7 @@
 //   --dynamic=batch   the batch dimension is dynamic (`tensor<?x...>`, the
 //                     symbol `B` of docs/Lifetimes.md); with --main=run,
 //                     @main runs the step at each of --run-batches, sizes
-//                     chosen at run time (mlp only so far)
+//                     chosen at run time (mlp and cnn so far)
 //
 //===----------------------------------------------------------------------===//
 
@@ -138,8 +138,8 @@ static cl::opt<int64_t> ffnMult("ffn-mult",
 
 static cl::opt<std::string> dynamicDims(
     "dynamic",
-    cl::desc("batch: the batch dimension is dynamic, named B (mlp only so "
-             "far); @train_step then works for every batch size"),
+    cl::desc("batch: the batch dimension is dynamic, named B (mlp and cnn "
+             "so far); @train_step then works for every batch size"),
     cl::init(""), cl::cat(category));
 static cl::list<int64_t>
     runBatches("run-batches",
@@ -713,8 +713,8 @@ int main(int argc, char **argv) {
   if (!dynamicDims.empty() && dynamicDims != "batch")
     fail("unknown --dynamic '" + dynamicDims + "' (expected batch)");
   bool dynamic = dynamicDims == "batch";
-  if (dynamic && modelName != "mlp")
-    fail("--dynamic=batch supports --model=mlp only so far");
+  if (dynamic && modelName != "mlp" && modelName != "cnn")
+    fail("--dynamic=batch supports --model=mlp and --model=cnn only so far");
   if (dynamic && targetName == "nvvm")
     fail("--dynamic=batch needs --target=cpu: memplan's device lowering "
          "supports static shapes only");
@@ -736,12 +736,13 @@ int main(int argc, char **argv) {
                dynamic ? ShapedType::kDynamic : defaultBatch};
     model = makeMlp(k);
   } else if (modelName == "cnn") {
+    defaultBatch = orDefault(batch, 2);
     CnnKnobs k{stages,
                blocks,
                orDefault(channels, 4),
                image,
                orDefault(classes, 3),
-               orDefault(batch, 2),
+               dynamic ? ShapedType::kDynamic : defaultBatch,
                orDefault(inChannels, 3)};
     model = makeCnn(k);
   } else if (modelName == "unet") {
