@@ -291,17 +291,36 @@ LogicalResult ArenaOp::verify() {
 // ViewOp
 //===----------------------------------------------------------------------===//
 
+/// What every view's result needs, whatever its offset: the identity
+/// layout, an element type the data layout can size, the arena's memory
+/// space. Returns the element's storage bytes.
+static FailureOr<uint64_t> verifyViewResult(Operation *op, MemRefType type,
+                                            MemRefType arenaType) {
+  if (!type.getLayout().isIdentity())
+    return op->emitOpError("result must have the identity layout, got ")
+           << type;
+  std::optional<uint64_t> elementBytes =
+      getElementStorageBytes(type.getElementType(), DataLayout::closest(op));
+  if (!elementBytes)
+    return op->emitOpError("element type ")
+           << type.getElementType() << " has no storage size";
+  if (arenaType.getMemorySpace() != type.getMemorySpace())
+    return op->emitOpError("result memory space ")
+           << describeMemorySpace(type.getMemorySpace())
+           << " differs from its arena's ("
+           << describeMemorySpace(arenaType.getMemorySpace()) << ")";
+  return *elementBytes;
+}
+
 LogicalResult ViewOp::verify() {
   MemRefType type = getType();
-  if (!type.getLayout().isIdentity())
-    return emitOpError("result must have the identity layout, got ") << type;
-  DataLayout layout = DataLayout::closest(*this);
-  std::optional<uint64_t> elementBytes =
-      getElementStorageBytes(type.getElementType(), layout);
-  if (!elementBytes)
-    return emitOpError("element type ")
-           << type.getElementType() << " has no storage size";
-  std::optional<uint64_t> bytes = getStaticStorageBytes(type, layout);
+  MemRefType arenaType = getArena().getType();
+  FailureOr<uint64_t> elementBytes =
+      verifyViewResult(getOperation(), type, arenaType);
+  if (failed(elementBytes))
+    return failure();
+  std::optional<uint64_t> bytes =
+      getStaticStorageBytes(type, DataLayout::closest(*this));
   if (!bytes)
     return emitOpError("result size overflows 64 bits");
   PlacementAttr placement = getPlacement();
@@ -314,12 +333,6 @@ LogicalResult ViewOp::verify() {
   if (size < *bytes)
     return emitOpError("placement reserves ")
            << size << " bytes but the view needs " << *bytes;
-  MemRefType arenaType = getArena().getType();
-  if (arenaType.getMemorySpace() != type.getMemorySpace())
-    return emitOpError("result memory space ")
-           << describeMemorySpace(type.getMemorySpace())
-           << " differs from its arena's ("
-           << describeMemorySpace(arenaType.getMemorySpace()) << ")";
   if (arenaType.hasStaticShape() &&
       offset + size > static_cast<uint64_t>(arenaType.getDimSize(0)))
     return emitOpError("placed bytes [")
@@ -334,13 +347,10 @@ LogicalResult ViewOp::verify() {
 
 LogicalResult DynamicViewOp::verify() {
   MemRefType type = getType();
-  if (!type.getLayout().isIdentity())
-    return emitOpError("result must have the identity layout, got ") << type;
-  std::optional<uint64_t> elementBytes =
-      getElementStorageBytes(type.getElementType(), DataLayout::closest(*this));
-  if (!elementBytes)
-    return emitOpError("element type ")
-           << type.getElementType() << " has no storage size";
+  FailureOr<uint64_t> elementBytes =
+      verifyViewResult(getOperation(), type, getArena().getType());
+  if (failed(elementBytes))
+    return failure();
   if (getSizes().size() != static_cast<size_t>(type.getNumDynamicDims()))
     return emitOpError("expected ") << type.getNumDynamicDims() << " sizes for "
                                     << type << ", got " << getSizes().size();
@@ -350,12 +360,6 @@ LogicalResult DynamicViewOp::verify() {
     return emitOpError("alignment must be a power of two of at least the "
                        "element's ")
            << *elementBytes << " bytes, got " << alignment;
-  MemRefType arenaType = getArena().getType();
-  if (arenaType.getMemorySpace() != type.getMemorySpace())
-    return emitOpError("result memory space ")
-           << describeMemorySpace(type.getMemorySpace())
-           << " differs from its arena's ("
-           << describeMemorySpace(arenaType.getMemorySpace()) << ")";
   return success();
 }
 
