@@ -8,12 +8,15 @@
 
 #include <cuda.h>
 
+#include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
 #include <limits>
 #include <mutex>
+#include <string>
 #include <vector>
 
 namespace {
@@ -71,8 +74,9 @@ void check(CUresult result, const char *call) {
 struct Counters {
   int64_t allocations = 0, bytes = 0, live = 0, peak = 0, frees = 0;
   int64_t arenas = 0, arenaBytes = 0, constants = 0, constantBytes = 0;
-  // Allocation counts at the step markers.
+  // Allocation counts and host clock readings (ns) at the step markers.
   std::vector<int64_t> marks;
+  std::vector<int64_t> times;
   bool stepsBegun = false;
   // Sizes of live allocations, to keep `live` exact on free.
   std::vector<std::pair<CUdeviceptr, int64_t>> sizes;
@@ -94,6 +98,27 @@ Counters &counters() {
 }
 
 int defaultDevice = -1;
+/// The device's used memory (cuMemGetInfo) right after the context was
+/// made: what other processes and the context itself hold.
+size_t usedAtStart = 0;
+
+int64_t nowNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+/// When the runtime was loaded (static initialization of this file).
+const int64_t startNs = nowNs();
+
+/// MEMPLAN_VERBOSE_STEPS=1: the step markers print on stderr as they pass
+/// (a run stopped by a time limit still tells how far it got).
+bool verboseSteps() {
+  static const bool verbose = [] {
+    const char *env = std::getenv("MEMPLAN_VERBOSE_STEPS");
+    return env && *env && std::string(env) != "0";
+  }();
+  return verbose;
+}
 /// Set once a context exists: before that the process holds no device
 /// memory, and a program that never touches the GPU needs no driver.
 std::atomic<bool> contextReady{false};
@@ -118,6 +143,10 @@ void ensureContext() {
     CUdevice device;
     MEMPLAN_CU(cuDeviceGet(&device, ordinal));
     MEMPLAN_CU(cuDevicePrimaryCtxRetain(&context, device));
+    MEMPLAN_CU(cuCtxSetCurrent(context));
+    size_t freeBytes = 0, totalBytes = 0;
+    MEMPLAN_CU(cuMemGetInfo(&freeBytes, &totalBytes));
+    usedAtStart = totalBytes - freeBytes;
     contextReady = true;
   });
   MEMPLAN_CU(cuCtxSetCurrent(context));
@@ -433,7 +462,15 @@ void memplan_steps_begin() {
   std::lock_guard<std::mutex> guard(lock());
   Counters &c = counters();
   c.marks.assign(1, c.allocations);
+  c.times.assign(1, nowNs());
   c.stepsBegun = true;
+  if (verboseSteps()) {
+    std::fflush(stdout);
+    std::fprintf(stderr,
+                 "memplan-runtime: steps begin %.3f ms after the runtime's "
+                 "start (kernel modules loaded, inputs made and copied)\n",
+                 double(c.times[0] - startNs) / 1e6);
+  }
 }
 
 void memplan_step_done(int64_t step) {
@@ -444,6 +481,18 @@ void memplan_step_done(int64_t step) {
   if (step != int64_t(c.marks.size()))
     fail("memplan_step_done", "steps must be marked in order 1, 2, ...");
   c.marks.push_back(c.allocations);
+  // A step's device work is finished when it returns: the host code
+  // synchronizes its stream before the step function returns.
+  c.times.push_back(nowNs());
+  if (verboseSteps()) {
+    std::fflush(stdout);
+    std::fprintf(stderr,
+                 "memplan-runtime: step %" PRId64 " done in %.3f ms, %" PRId64
+                 " device allocations so far\n",
+                 step,
+                 double(c.times.back() - c.times[c.times.size() - 2]) / 1e6,
+                 c.allocations);
+  }
 }
 
 int64_t memplan_device_allocations() {
@@ -474,11 +523,29 @@ void memplan_print_counters() {
     std::printf("memplan-runtime: steps=%" PRId64 " step1_allocations=%" PRId64
                 " later_step_allocations=%" PRId64 "\n",
                 steps, first, later);
+    // Host wall time of each step, in milliseconds, and the median of the
+    // steps after the first (the first loads nothing but does allocate the
+    // arena and warm the caches).
+    std::vector<double> ms;
+    for (size_t i = 1; i < c.times.size(); ++i)
+      ms.push_back(double(c.times[i] - c.times[i - 1]) / 1e6);
+    std::printf("memplan-runtime: step_ms=");
+    for (size_t i = 0; i < ms.size(); ++i)
+      std::printf("%s%.3f", i ? "," : "", ms[i]);
+    std::printf("\n");
+    if (ms.size() > 1) {
+      std::vector<double> later(ms.begin() + 1, ms.end());
+      std::sort(later.begin(), later.end());
+      size_t n = later.size();
+      double median =
+          n % 2 ? later[n / 2] : (later[n / 2 - 1] + later[n / 2]) / 2.0;
+      std::printf("memplan-runtime: median_later_step_ms=%.3f\n", median);
+    }
   }
   if (contextReady)
     std::printf("memplan-runtime: device_memory_used=%zu "
-                "device_memory_total=%zu\n",
-                totalBytes - freeBytes, totalBytes);
+                "device_memory_used_at_start=%zu device_memory_total=%zu\n",
+                totalBytes - freeBytes, usedAtStart, totalBytes);
   else
     std::printf("memplan-runtime: no CUDA context was created\n");
   std::fflush(stdout);

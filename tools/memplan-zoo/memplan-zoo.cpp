@@ -19,6 +19,8 @@
 //                     counters
 //   --steps=N         --main=run: N steps, each feeding the next its
 //                     parameters; the outputs of the last are printed
+//   --print=loss      --main=run: print the loss of every step, not the
+//                     parameters
 //   --freeze=P,...    parameters whose names start with one of the prefixes
 //                     are frozen: @train_step returns them unchanged, but
 //                     their gradients are still emitted (as a naive autodiff
@@ -72,6 +74,13 @@ static cl::opt<std::string>
 static cl::opt<int64_t>
     steps("steps", cl::desc("--main=run: training steps (default 1)"),
           cl::init(1), cl::cat(category));
+static cl::opt<std::string> printWhat(
+    "print",
+    cl::desc("--main=run: what to print: all (default: the loss and every "
+             "parameter after the last step) | loss (the loss of every step, "
+             "nothing else: for realistic sizes, whose parameters would "
+             "print gigabytes)"),
+    cl::init("all"), cl::cat(category));
 static cl::opt<std::string> dtype("dtype", cl::desc("f32 (default) | f64"),
                                   cl::init("f32"), cl::cat(category));
 static cl::opt<double> learningRate("lr", cl::desc("SGD learning rate"),
@@ -487,6 +496,9 @@ struct ModuleBuilder {
     func::CallOp::create(b, loc, printer(), TypeRange{}, ValueRange{u});
   }
 
+  /// --print=loss: each step's loss is printed in the loop, nothing after.
+  bool lossEachStep() const { return printWhat == "loss"; }
+
   Value index(OpBuilder &b, int64_t v) {
     return arith::ConstantIndexOp::create(b, loc, v);
   }
@@ -497,7 +509,8 @@ struct ModuleBuilder {
     llvm::append_range(stepResults, paramTypes());
     if (steps == 1) {
       auto call = func::CallOp::create(b, loc, "train_step", stepResults, args);
-      for (Value r : call.getResults())
+      for (Value r : call.getResults().take_front(
+               lossEachStep() ? 1 : call.getNumResults()))
         print(b, r);
       return;
     }
@@ -511,6 +524,8 @@ struct ModuleBuilder {
           llvm::append_range(in, iter.drop_front());
           auto call =
               func::CallOp::create(lb, ll, "train_step", stepResults, in);
+          if (lossEachStep())
+            print(lb, call.getResult(0));
           // The step returns new buffers: copy them into the loop's own, so
           // the loop carries the same buffers from iteration to iteration.
           SmallVector<Value> next;
@@ -519,8 +534,21 @@ struct ModuleBuilder {
                 linalg::CopyOp::create(lb, ll, r, into).getResult(0));
           scf::YieldOp::create(lb, ll, next);
         });
-    for (Value r : loop.getResults())
-      print(b, r);
+    if (!lossEachStep())
+      for (Value r : loop.getResults())
+        print(b, r);
+  }
+
+  /// Copies a device tensor to a host buffer, prints it, frees the buffer.
+  void printFromDevice(OpBuilder &b, Value r) {
+    auto type = cast<RankedTensorType>(r.getType());
+    auto memType = MemRefType::get(type.getShape(), type.getElementType());
+    Value d = bufferization::ToBufferOp::create(b, loc, memType, r);
+    Value h = memref::AllocOp::create(b, loc, memType);
+    gpu::MemcpyOp::create(b, loc, TypeRange(), ValueRange(), h, d);
+    Value u = memref::CastOp::create(b, loc, UnrankedMemRefType::get(ft, 0), h);
+    func::CallOp::create(b, loc, printer(), TypeRange{}, ValueRange{u});
+    memref::DeallocOp::create(b, loc, h);
   }
 
   /// The device driver: host inputs copied to device buffers, --steps steps
@@ -565,6 +593,8 @@ struct ModuleBuilder {
           in.push_back(iter.front());
           auto call =
               func::CallOp::create(lb, ll, "train_step", stepResults, in);
+          if (lossEachStep())
+            printFromDevice(lb, call.getResult(0));
           Value next = arith::AddIOp::create(
               lb, ll, iv, arith::ConstantIndexOp::create(lb, ll, 1));
           Value step =
@@ -573,17 +603,9 @@ struct ModuleBuilder {
                                ValueRange{step});
           scf::YieldOp::create(lb, ll, call.getResults());
         });
-    for (Value r : loop.getResults()) {
-      auto type = cast<RankedTensorType>(r.getType());
-      auto memType = MemRefType::get(type.getShape(), type.getElementType());
-      Value d = bufferization::ToBufferOp::create(b, loc, memType, r);
-      Value h = memref::AllocOp::create(b, loc, memType);
-      gpu::MemcpyOp::create(b, loc, TypeRange(), ValueRange(), h, d);
-      Value u =
-          memref::CastOp::create(b, loc, UnrankedMemRefType::get(ft, 0), h);
-      func::CallOp::create(b, loc, printer(), TypeRange{}, ValueRange{u});
-      memref::DeallocOp::create(b, loc, h);
-    }
+    if (!lossEachStep())
+      for (Value r : loop.getResults())
+        printFromDevice(b, r);
     func::CallOp::create(b, loc, "memplan_print_counters", TypeRange{},
                          ValueRange{});
   }
@@ -771,6 +793,10 @@ int main(int argc, char **argv) {
     fail("--steps must be at least 1");
   if (steps != 1 && mainKind != "run")
     fail("--steps needs --main=run");
+  if (printWhat != "all" && printWhat != "loss")
+    fail("unknown --print '" + printWhat + "' (expected all or loss)");
+  if (printWhat != "all" && mainKind != "run")
+    fail("--print needs --main=run");
   if (targetName == "nvvm" && mainKind == "gradcheck")
     fail("--main=gradcheck runs on the host only (--target=cpu)");
   if (dtype != "f32" && dtype != "f64")

@@ -1,0 +1,135 @@
+#!/usr/bin/env bash
+# bench/gpu/check.sh DIR RESULTS
+#
+# Checks, on a machine with memplan's sources, what bench/gpu/run.sh brought
+# back from the GPU (RESULTS: the unpacked results/ folder) against DIR made
+# by bench/gpu/prepare.sh. The same checks as test/Integration/GPU's lit
+# tests: every program exited 0; planned vs unplanned GPU output
+# bit-identical (the runtime prints 9 significant digits, which round-trip
+# f32); GPU vs the CPU pipeline within rtol 2e-4 / atol 1e-6; budgeted
+# programs' outputs identical to the unplanned GPU program's and their
+# arenas within the budget; the 10-step loop's counters; for the real
+# models, planned/budgeted losses identical to the unplanned program's and
+# the PyTorch twin's loss of the same step within rtol 1e-3. Prints one
+# line per check and "N checks passed, M failed"; exit 1 if any failed.
+set -uo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+[ $# -eq 2 ] || { sed -n '2,14p' "$0" >&2; exit 2; }
+DIR="$1"
+RES="$2"
+UTILS="$ROOT/test/Utils"
+pass=0 fail=0
+ok() { echo "PASS: $*"; pass=$((pass + 1)); }
+bad() { echo "FAIL: $*"; fail=$((fail + 1)); }
+
+values() { grep -v '^memplan-runtime:' "$RES/$1.out"; }
+# same A B: both programs printed memrefs, and the same text (bit-identical
+# values: 9 significant digits round-trip f32).
+same() {
+  grep -q 'data=' "$RES/$1.out" 2>/dev/null && grep -q 'data=' "$RES/$2.out" 2>/dev/null &&
+    diff <(values "$1") <(values "$2") >/dev/null
+}
+
+while read -r name; do
+  if [ ! -f "$RES/$name.status" ]; then bad "$name: no result"; continue; fi
+  read -r rc wall <"$RES/$name.status"
+  if [ "$rc" = 0 ]; then ok "$name ran (exit 0, $wall s)"; else bad "$name: exit $rc: $(tail -2 "$RES/$name.err" | tr '\n' ' ')"; fi
+done <"$DIR/programs"
+
+# Planned vs unplanned, GPU vs CPU (zoo-gpu.test).
+for m in mlp gpt cnn unet; do
+  [ -f "$RES/$m.planned.out" ] || continue
+  if same "$m.unplanned" "$m.planned"; then
+    ok "$m: planned = unplanned on the GPU (bit-identical)"
+  else
+    bad "$m: planned and unplanned GPU outputs differ"
+  fi
+  if python3 "$UTILS/compare-outputs.py" "$DIR/ref/$m.cpu" "$RES/$m.planned.out" --rtol 2e-4 --atol 1e-6 >"$RES/$m.cmp" 2>&1; then
+    ok "$m: GPU = CPU within rtol 2e-4 atol 1e-6"
+  else
+    bad "$m: GPU vs CPU: $(tail -3 "$RES/$m.cmp" | tr '\n' ' ')"
+  fi
+done
+
+# The first memref a program printed (the loss of its first step).
+first() {
+  python3 - "$RES/$1.out" <<'PY'
+import re, sys
+t = open(sys.argv[1]).read()
+m = re.search(r"memref rank=\d+ sizes=\[[^\]]*\] data=\n(.*?)(?=\nmemref |\nmemplan-runtime:|\Z)", t, re.S)
+print(m.group(1).strip() if m else "")
+PY
+}
+
+# Budgets (budgets-and-steps.test, and the real models of issue 19 whose
+# unplanned reference runs one step: step 1's loss must be the same, and the
+# budgets' losses of every step the same as the unbudgeted plan's).
+for ref in "$RES"/*.unplanned.out; do
+  m=$(basename "$ref" .unplanned.out)
+  case "$m" in mlp|gpt|cnn|unet) continue ;; esac
+  real=0
+  case "$m" in gpt2-small|resnet-like|unet-real) real=1 ;; esac
+  for v in p0 090 050 033; do
+    [ -f "$RES/$m.$v.out" ] || continue
+    if [ "$real" = 1 ]; then
+      a=$(first "$m.unplanned") b=$(first "$m.$v")
+      if [ -n "$a" ] && [ "$a" = "$b" ]; then
+        ok "$m.$v: step 1's loss $b = the unplanned GPU program's (bit-identical)"
+      else
+        bad "$m.$v: step 1's loss '$b' vs the unplanned GPU program's '$a'"
+      fi
+      if [ "$v" != p0 ]; then
+        if same "$m.p0" "$m.$v"; then
+          ok "$m.$v: every step's loss = the unbudgeted plan's"
+        else
+          bad "$m.$v: losses differ from the unbudgeted plan's"
+        fi
+      fi
+    elif same "$m.unplanned" "$m.$v"; then
+      ok "$m.$v: output = unplanned GPU output (bit-identical)"
+    else
+      bad "$m.$v: output differs from the unplanned GPU program's"
+    fi
+    [ "$v" = p0 ] && continue
+    if line=$(python3 "$UTILS/check-budget.py" "$DIR/report/$m.$v.json"); then
+      ok "$m.$v: $line"
+    else
+      bad "$m.$v: $line"
+    fi
+  done
+done
+
+# The 10-step loop.
+if [ -f "$RES/steps.out" ]; then
+  if grep -q '^memplan-runtime: arena_allocations=1 ' "$RES/steps.out"; then
+    ok "steps: one arena allocation"
+  else
+    bad "steps: $(grep arena_allocations "$RES/steps.out")"
+  fi
+  if grep -q '^memplan-runtime: steps=10 step1_allocations=1 later_step_allocations=0$' "$RES/steps.out"; then
+    ok "steps: 10 steps, 1 allocation in step 1, none later"
+  else
+    bad "steps: $(grep 'steps=' "$RES/steps.out")"
+  fi
+fi
+
+# PyTorch twins: the same loss (docs/GPU.md states the tolerance).
+for twin in "$RES"/twin.*.out; do
+  [ -f "$twin" ] || continue
+  m=$(basename "$twin" .out)
+  m=${m#twin.}
+  prog="$m.planned"
+  [ -f "$RES/$prog.out" ] || prog="$m.p0"
+  [ -f "$RES/$prog.out" ] || continue
+  # Step 1's loss on both sides.
+  mine=$(first "$prog" | tr -d '[]')
+  theirs=$(grep -oE 'loss_step1=[^ ]+' "$twin" | cut -d= -f2)
+  if [ -n "$mine" ] && [ -n "$theirs" ] &&
+    python3 -c "import sys; a,b=float('$mine'),float('$theirs'); sys.exit(0 if abs(a-b) <= 1e-3*max(abs(a),abs(b)) else 1)"; then
+    ok "$m: PyTorch twin's loss $theirs = memplan's $mine (rtol 1e-3)"
+  else
+    bad "$m: PyTorch twin's loss '$theirs' vs memplan's '$mine'"
+  fi
+done
+echo "$pass checks passed, $fail failed"
+[ "$fail" = 0 ]

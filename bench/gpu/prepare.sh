@@ -1,0 +1,127 @@
+#!/usr/bin/env bash
+# bench/gpu/prepare.sh DIR [toy|real|all]
+#
+# Builds, on a machine with MLIR (no GPU needed), everything the GPU suite
+# and the device benchmark run on a machine that has only an NVIDIA driver:
+#   DIR/bin/NAME        linked GPU programs (memplan-compile --target=nvvm;
+#                       they need libc, libstdc++ and libcuda.so.1 only)
+#   DIR/ref/NAME.cpu    the CPU pipeline's output of the same step
+#                       (mlir-runner), for the GPU-vs-CPU comparison
+#   DIR/report/NAME.json  the plan reports (arena, LB, budget)
+#   DIR/programs        one line per program: NAME (run order)
+#   DIR/twins           one line per PyTorch twin run: NAME ARGS...
+#   DIR/bench           bench/gpu's scripts and test/Utils's comparers
+# Then carry DIR to the GPU machine, run bench/gpu/run.sh there, and check
+# the results here with bench/gpu/check.sh (docs/GPU.md, "Running the GPU
+# suite on a machine without MLIR").
+#
+# toy: the GPU suite of test/Integration/GPU at the same toy sizes
+#      (planned vs unplanned, GPU vs CPU, budgets 0.9/0.5, a 10-step loop);
+# real: issue 19's device benchmark: the GPT-2-small-sized transformer, the
+#      ResNet-like CNN and the U-Net of docs/benchmarks.md, planned at no
+#      budget and at 0.5 and 0.33 of P0, each for $REAL_STEPS steps (default
+#      3) printing each step's loss, and unplanned for one step.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+BIN="${MEMPLAN_BIN:-$ROOT/build/bin}"
+LLVM_BIN=/usr/lib/llvm-22/bin
+LIBS="-shared-libs=/usr/lib/llvm-22/lib/libmlir_runner_utils.so,/usr/lib/llvm-22/lib/libmlir_c_runner_utils.so"
+[ $# -ge 1 ] || { sed -n '2,25p' "$0" >&2; exit 2; }
+DIR="$1"
+WHAT="${2:-all}"
+case "$WHAT" in toy|real|all) ;; *) echo "prepare.sh: unknown set '$WHAT' (toy, real or all)" >&2; exit 2 ;; esac
+REAL_STEPS="${REAL_STEPS:-3}"
+mkdir -p "$DIR/bin" "$DIR/ref" "$DIR/report" "$DIR/mlir" "$DIR/bench"
+: >"$DIR/programs"
+: >"$DIR/twins"
+cp "$ROOT"/bench/gpu/run.sh "$ROOT"/bench/gpu/torch_twins.py "$DIR/bench/" 2>/dev/null || true
+
+log() { echo "prepare: $*" >&2; }
+
+# compile NAME ZOO-MLIR [memplan-compile options...]
+compile() {
+  local name="$1" mlir="$2"
+  shift 2
+  local t0=$SECONDS
+  "$BIN/memplan-compile" "$mlir" -o "$DIR/bin/$name" "$@"
+  strip "$DIR/bin/$name"
+  echo "$name" >>"$DIR/programs"
+  log "$name: $((SECONDS - t0)) s, $(stat -c %s "$DIR/bin/$name") bytes"
+}
+
+# cpuref NAME ZOO-ARGS...: the CPU pipeline's output of the same step.
+cpuref() {
+  local name="$1"
+  shift
+  "$BIN/memplan-zoo" "$@" --main=run | "$BIN/memplan-opt" --memplan-pipeline |
+    "$LLVM_BIN/mlir-runner" -e main -entry-point-result=void "$LIBS" >"$DIR/ref/$name.cpu"
+}
+
+# arena NAME: train_step's packed arena in the report of NAME.
+arena() {
+  python3 "$ROOT/bench/report_fields.py" "$DIR/report/$1.json" train_step arena_bytes
+}
+
+if [ "$WHAT" != real ]; then
+  # lit's cuda-gpu probe: a PTX kernel loaded, launched and read back.
+  cp "$BIN/memplan-cuda-probe" "$DIR/bin/probe"
+  echo probe >>"$DIR/programs"
+  # test/Integration/GPU/zoo-gpu.test
+  for spec in "mlp:--model=mlp --depth=3 --width=12" \
+              "gpt:--model=transformer --layers=2" \
+              "cnn:--model=cnn --stages=2 --blocks=2" \
+              "unet:--model=unet --levels=2"; do
+    name="${spec%%:*}"
+    args="${spec#*:}"
+    # shellcheck disable=SC2086
+    "$BIN/memplan-zoo" $args --main=run --target=nvvm >"$DIR/mlir/$name.mlir"
+    compile "$name.planned" "$DIR/mlir/$name.mlir"
+    compile "$name.unplanned" "$DIR/mlir/$name.mlir" --no-plan
+    # shellcheck disable=SC2086
+    cpuref "$name" $args
+    echo "$name $args" >>"$DIR/twins"
+  done
+  # test/Integration/GPU/budgets-and-steps.test
+  for spec in "mlpb:--model=mlp --depth=8 --width=32 --batch=128" \
+              "cnnb:--model=cnn --blocks=4 --batch=4"; do
+    name="${spec%%:*}"
+    args="${spec#*:}"
+    # shellcheck disable=SC2086
+    "$BIN/memplan-zoo" $args --main=run --target=nvvm >"$DIR/mlir/$name.mlir"
+    compile "$name.unplanned" "$DIR/mlir/$name.mlir" --no-plan
+    compile "$name.p0" "$DIR/mlir/$name.mlir" --options="report=$DIR/report/$name.p0.json"
+    p0=$(arena "$name.p0")
+    for f in 090 050; do
+      budget=$(( p0 * 10#$f / 100 ))
+      compile "$name.$f" "$DIR/mlir/$name.mlir" --options="budget=$budget report=$DIR/report/$name.$f.json"
+    done
+  done
+  "$BIN/memplan-zoo" --model=mlp --depth=3 --width=12 --main=run --target=nvvm --steps=10 >"$DIR/mlir/steps.mlir"
+  compile steps "$DIR/mlir/steps.mlir"
+fi
+
+if [ "$WHAT" != toy ]; then
+  for spec in "gpt2-small:--model=transformer --layers=12 --d-model=768 --heads=12 --seq=1024 --batch=8 --vocab=50257" \
+              "resnet-like:--model=cnn --stages=4 --blocks=4 --channels=64 --image=56 --classes=1000 --batch=32" \
+              "unet-real:--model=unet --levels=4 --channels=64 --image=256 --batch=8 --in-channels=3 --out-channels=2"; do
+    name="${spec%%:*}"
+    args="${spec#*:}"
+    # shellcheck disable=SC2086
+    "$BIN/memplan-zoo" $args --main=run --target=nvvm --steps="$REAL_STEPS" --print=loss >"$DIR/mlir/$name.mlir"
+    # The unplanned reference runs one step: it allocates every buffer of
+    # the step and frees none (57 GB for GPT-2-small), so a second step
+    # would not fit; its loss is compared with step 1's of the others.
+    # shellcheck disable=SC2086
+    "$BIN/memplan-zoo" $args --main=run --target=nvvm --steps=1 --print=loss >"$DIR/mlir/$name.1.mlir"
+    compile "$name.p0" "$DIR/mlir/$name.mlir" --options="report=$DIR/report/$name.p0.json"
+    compile "$name.unplanned" "$DIR/mlir/$name.1.mlir" --no-plan
+    p0=$(arena "$name.p0")
+    for f in 050 033; do
+      budget=$(( p0 * 10#$f / 100 ))
+      compile "$name.$f" "$DIR/mlir/$name.mlir" --options="budget=$budget report=$DIR/report/$name.$f.json"
+    done
+    echo "$name $args --steps=$REAL_STEPS" >>"$DIR/twins"
+  done
+fi
+rm -rf "$DIR/mlir"
+log "done: $(wc -l <"$DIR/programs") programs, $(du -sh "$DIR" | cut -f1)"
