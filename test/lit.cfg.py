@@ -50,6 +50,8 @@ if getattr(config, "memplan_have_cuda", False):
         ("%cuda_toolkit", os.path.dirname(config.cuda_toolkit_bin)))
     config.substitutions.append(
         ("%cuda_stub_dir", os.path.join(config.memplan_obj_root, "lib", "cuda-stub")))
+    config.substitutions.append(
+        ("%fake_cuda_dir", os.path.join(config.memplan_obj_root, "lib", "fake-cuda")))
     probe = os.path.join(config.memplan_tools_dir, "memplan-cuda-probe")
     try:
         result = subprocess.run([probe], capture_output=True, timeout=120)

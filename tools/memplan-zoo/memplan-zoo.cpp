@@ -540,10 +540,15 @@ struct ModuleBuilder {
   }
 
   /// Copies a device tensor to a host buffer, prints it, frees the buffer.
+  /// The device buffer is only read (`read_only`): without that, inside the
+  /// steps loop one-shot-bufferize copies it first with a host memref.copy,
+  /// which reads device memory from the host (a segfault on a GPU; the
+  /// values are fine on the CPU and under test/Utils/fake-libcuda.c).
   void printFromDevice(OpBuilder &b, Value r) {
     auto type = cast<RankedTensorType>(r.getType());
     auto memType = MemRefType::get(type.getShape(), type.getElementType());
-    Value d = bufferization::ToBufferOp::create(b, loc, memType, r);
+    Value d = bufferization::ToBufferOp::create(b, loc, memType, r,
+                                                /*read_only=*/true);
     Value h = memref::AllocOp::create(b, loc, memType);
     gpu::MemcpyOp::create(b, loc, TypeRange(), ValueRange(), h, d);
     Value u = memref::CastOp::create(b, loc, UnrankedMemRefType::get(ft, 0), h);
