@@ -60,7 +60,9 @@ void _mlir_ciface_memplan_print_f64(MemplanUnrankedMemRef *memref);
 
 /// Step markers for drivers: allocations made between
 /// `memplan_steps_begin` and the first `memplan_step_done` count for step
-/// 1, and so on.
+/// 1, and so on; the host clock is read at each marker (a step's stream is
+/// synchronized before the step returns). With MEMPLAN_VERBOSE_STEPS=1 each
+/// marker also prints a line on stderr as it passes.
 void memplan_steps_begin();
 void memplan_step_done(int64_t step);
 
@@ -68,7 +70,11 @@ void memplan_step_done(int64_t step);
 ///   device_allocations=N device_bytes=B peak_device_bytes=P frees=F
 ///   arena_allocations=N arena_bytes=B constant_copies=N constant_bytes=B
 ///   steps=S step1_allocations=N later_step_allocations=N
-///   device_memory_used=B (cuMemGetInfo: total - free, all processes)
+///   step_ms=T1,T2,...          (wall time of each step, host clock)
+///   median_later_step_ms=T     (median of steps 2..S; with S >= 2)
+///   device_memory_used=B device_memory_used_at_start=B0
+///   device_memory_total=T      (cuMemGetInfo: total - free, all processes;
+///                               B0 right after the context was made)
 void memplan_print_counters();
 
 /// The number of device allocations so far (arenas included).

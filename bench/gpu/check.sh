@@ -10,17 +10,22 @@
 # programs' outputs identical to the unplanned GPU program's and their
 # arenas within the budget; the 10-step loop's counters; for the real
 # models, planned/budgeted losses identical to the unplanned program's and
-# the PyTorch twin's loss of the same step within rtol 1e-3. Prints one
-# line per check and "N checks passed, M failed"; exit 1 if any failed.
+# the PyTorch twin's loss of the same step within rtol 1e-3; the arena the
+# runtime allocated equals the planned one. Prints one line per check and
+# "N checks passed, M failed, K skipped" (skipped: budgets refused at
+# compile time); exit 1 if any failed or none passed, 2 on bad arguments.
 set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 [ $# -eq 2 ] || { sed -n '2,14p' "$0" >&2; exit 2; }
 DIR="$1"
 RES="$2"
 UTILS="$ROOT/test/Utils"
-pass=0 fail=0
+[ -f "$DIR/programs" ] || { echo "check.sh: $DIR/programs is missing (not a bench/gpu/prepare.sh folder)" >&2; exit 2; }
+[ -d "$RES" ] || { echo "check.sh: no results folder $RES" >&2; exit 2; }
+pass=0 fail=0 skip=0
 ok() { echo "PASS: $*"; pass=$((pass + 1)); }
 bad() { echo "FAIL: $*"; fail=$((fail + 1)); }
+skipped() { echo "SKIP: $*"; skip=$((skip + 1)); }
 
 values() { grep -v '^memplan-runtime:' "$RES/$1.out"; }
 # same A B: both programs printed memrefs, and the same text (bit-identical
@@ -35,6 +40,11 @@ while read -r name; do
   read -r rc wall <"$RES/$name.status"
   if [ "$rc" = 0 ]; then ok "$name ran (exit 0, $wall s)"; else bad "$name: exit $rc: $(tail -2 "$RES/$name.err" | tr '\n' ' ')"; fi
 done <"$DIR/programs"
+# Budgets memplan refused at compile time (below the smallest it reaches).
+for refused in "$DIR"/report/*.refused; do
+  [ -f "$refused" ] || continue
+  skipped "$(basename "$refused" .refused): refused at compile time: $(cut -c1-200 "$refused")"
+done
 
 # Planned vs unplanned, GPU vs CPU (zoo-gpu.test).
 for m in mlp gpt cnn unet; do
@@ -90,6 +100,14 @@ for ref in "$RES"/*.unplanned.out; do
     else
       bad "$m.$v: output differs from the unplanned GPU program's"
     fi
+    # The arena the runtime allocated on the device is the planned one.
+    ran=$(grep -oE '^memplan-runtime: arena_allocations=[0-9]+ arena_bytes=[0-9]+' "$RES/$m.$v.out" | grep -oE '[0-9]+$')
+    planned=$(python3 "$ROOT/bench/report_fields.py" "$DIR/report/$m.$v.json" train_step arena_bytes 2>/dev/null)
+    if [ -n "$ran" ] && [ "$ran" = "$planned" ]; then
+      ok "$m.$v: the device arena is the planned one ($ran bytes)"
+    else
+      bad "$m.$v: device arena '$ran' bytes, planned '$planned'"
+    fi
     [ "$v" = p0 ] && continue
     if line=$(python3 "$UTILS/check-budget.py" "$DIR/report/$m.$v.json"); then
       ok "$m.$v: $line"
@@ -113,16 +131,15 @@ if [ -f "$RES/steps.out" ]; then
   fi
 fi
 
-# PyTorch twins: the same loss (docs/GPU.md states the tolerance).
-for twin in "$RES"/twin.*.out; do
-  [ -f "$twin" ] || continue
-  m=$(basename "$twin" .out)
-  m=${m#twin.}
+# PyTorch twins: the same loss (docs/GPU.md states the tolerance). Every
+# twin prepare.sh listed must have run.
+while read -r m _; do
+  twin="$RES/twin.$m.out"
+  if [ ! -f "$twin" ]; then bad "$m: the PyTorch twin did not run"; continue; fi
   prog="$m.planned"
   [ -f "$RES/$prog.out" ] || prog="$m.p0"
-  [ -f "$RES/$prog.out" ] || continue
   # Step 1's loss on both sides.
-  mine=$(first "$prog" | tr -d '[]')
+  mine=$( [ -f "$RES/$prog.out" ] && first "$prog" | tr -d '[]')
   theirs=$(grep -oE 'loss_step1=[^ ]+' "$twin" | cut -d= -f2)
   if [ -n "$mine" ] && [ -n "$theirs" ] &&
     python3 -c "import sys; a,b=float('$mine'),float('$theirs'); sys.exit(0 if abs(a-b) <= 1e-3*max(abs(a),abs(b)) else 1)"; then
@@ -130,6 +147,6 @@ for twin in "$RES"/twin.*.out; do
   else
     bad "$m: PyTorch twin's loss '$theirs' vs memplan's '$mine'"
   fi
-done
-echo "$pass checks passed, $fail failed"
-[ "$fail" = 0 ]
+done <"$DIR/twins"
+echo "$pass checks passed, $fail failed, $skip skipped"
+[ "$fail" = 0 ] && [ "$pass" -gt 0 ]

@@ -10,7 +10,7 @@
 #   DIR/report/NAME.json  the plan reports (arena, LB, budget)
 #   DIR/programs        one line per program: NAME (run order)
 #   DIR/twins           one line per PyTorch twin run: NAME ARGS...
-#   DIR/bench           bench/gpu's scripts and test/Utils's comparers
+#   DIR/bench           run.sh and torch_twins.py
 # Then carry DIR to the GPU machine, run bench/gpu/run.sh there, and check
 # the results here with bench/gpu/check.sh (docs/GPU.md, "Running the GPU
 # suite on a machine without MLIR").
@@ -26,15 +26,17 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 BIN="${MEMPLAN_BIN:-$ROOT/build/bin}"
 LLVM_BIN=/usr/lib/llvm-22/bin
 LIBS="-shared-libs=/usr/lib/llvm-22/lib/libmlir_runner_utils.so,/usr/lib/llvm-22/lib/libmlir_c_runner_utils.so"
-[ $# -ge 1 ] || { sed -n '2,25p' "$0" >&2; exit 2; }
+[ $# -ge 1 ] || { sed -n '2,23p' "$0" >&2; exit 2; }
 DIR="$1"
 WHAT="${2:-all}"
 case "$WHAT" in toy|real|all) ;; *) echo "prepare.sh: unknown set '$WHAT' (toy, real or all)" >&2; exit 2 ;; esac
 REAL_STEPS="${REAL_STEPS:-3}"
+# A fresh folder: stale programs or reports would be run and tabulated.
+rm -rf "$DIR/bin" "$DIR/ref" "$DIR/report" "$DIR/mlir" "$DIR/bench"
 mkdir -p "$DIR/bin" "$DIR/ref" "$DIR/report" "$DIR/mlir" "$DIR/bench"
 : >"$DIR/programs"
 : >"$DIR/twins"
-cp "$ROOT"/bench/gpu/run.sh "$ROOT"/bench/gpu/torch_twins.py "$DIR/bench/" 2>/dev/null || true
+cp "$ROOT"/bench/gpu/run.sh "$ROOT"/bench/gpu/torch_twins.py "$DIR/bench/"
 
 log() { echo "prepare: $*" >&2; }
 
@@ -120,12 +122,17 @@ if [ "$WHAT" != toy ]; then
       budget=$(( p0 * 10#$f / 100 ))
       # A budget below what remat can reach is refused (the error names the
       # smallest budget memplan reaches): recorded, and the rest goes on.
-      if ! compile "$name.$f" "$DIR/mlir/$name.mlir" --options="budget=$budget report=$DIR/report/$name.$f.json" \
+      if compile "$name.$f" "$DIR/mlir/$name.mlir" --options="budget=$budget report=$DIR/report/$name.$f.json" \
         2>"$DIR/report/$name.$f.log"; then
+        cat "$DIR/report/$name.$f.log" >&2
+      elif grep -q 'is infeasible for .*the smallest budget' "$DIR/report/$name.$f.log"; then
         grep -m1 'error:' "$DIR/report/$name.$f.log" | cut -c1-300 >"$DIR/report/$name.$f.refused"
+        rm -f "$DIR/report/$name.$f.json"
         log "$name.$f: refused: $(cat "$DIR/report/$name.$f.refused")"
       else
         cat "$DIR/report/$name.$f.log" >&2
+        log "$name.$f: the compile failed"
+        exit 1
       fi
     done
     echo "$name $args --steps=$REAL_STEPS" >>"$DIR/twins"

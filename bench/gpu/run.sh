@@ -11,7 +11,8 @@
 # with bench/gpu/check.sh.
 set -uo pipefail
 [ $# -ge 2 ] || { sed -n '2,11p' "$0" >&2; exit 2; }
-DIR="$(cd "$1" && pwd)"
+DIR="$(cd "$1" 2>/dev/null && pwd)"
+[ -n "$DIR" ] && [ -f "$DIR/programs" ] || { echo "run.sh: '$1' is not a bench/gpu/prepare.sh folder (no programs list)" >&2; exit 2; }
 OUT="$2"
 LIMIT="${3:-300}"
 PER_PROGRAM="${PER_PROGRAM:-150}"
@@ -71,7 +72,10 @@ while read -r name; do
 done <"$DIR/programs"
 # The toy models' twins only with TOY_TWINS=1 (checked on the CPU by
 # bench/gpu/torch_twins.py's author; each costs a CUDA start-up).
-if [ "${TOY_TWINS:-0}" = 1 ] && python3 -c "import torch" 2>/dev/null; then
+have_torch=0
+python3 -c "import torch" 2>/dev/null && have_torch=1
+[ "$have_torch" = 1 ] || echo "python3 has no torch here: no PyTorch twin runs" >>"$summary"
+if [ "${TOY_TWINS:-0}" = 1 ] && [ "$have_torch" = 1 ]; then
   while read -r name args; do
     case "$name" in gpt2-small|resnet-like|unet-real) continue ;; esac
     # shellcheck disable=SC2086
@@ -87,7 +91,7 @@ for model in $REAL; do
   one "$PER_PROGRAM" "$model.p0" "$DIR/bin/$model.p0"
   args=$(awk -v m="$model" '$1 == m { $1 = ""; print }' "$DIR/twins")
   # shellcheck disable=SC2086
-  [ -n "$args" ] && python3 -c "import torch" 2>/dev/null &&
+  [ -n "$args" ] && [ "$have_torch" = 1 ] &&
     one "$PER_PROGRAM" "twin.$model" python3 "$DIR/bench/torch_twins.py" $args
 done
 for v in unplanned 050 033; do
@@ -96,6 +100,5 @@ for v in unplanned 050 033; do
   done
 done
 echo "total: $((SECONDS - start)) s" >>"$summary"
-tar czf "$OUT/results.tgz" -C "$OUT" results
-rm -rf "$RES"
+tar czf "$OUT/results.tgz" -C "$OUT" results && rm -rf "$RES"
 cat "$summary"

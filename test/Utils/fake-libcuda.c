@@ -10,7 +10,10 @@
  * pages for the moment they touch them. Streams and events do nothing;
  * kernel launches check the launch's shape against an sm_90 device's limits
  * and do NOT run the kernel, so the values a program prints are meaningless
- * while its counters and control flow are real. */
+ * while its counters and control flow are real. A copy or memset whose
+ * device side is not inside one allocation is refused, as the driver
+ * refuses it. Not modelled: asynchrony (copies finish at once, so a missing
+ * stream synchronization before a host read cannot show here). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,7 +56,8 @@ CUresult cuMemGetInfo_v2(size_t *freeBytes, size_t *total) {
 #define MAX_MAPPINGS 65536
 static struct {
   uintptr_t start;
-  size_t length;
+  size_t length; /* whole pages */
+  size_t size;   /* what was asked for */
 } maps[MAX_MAPPINGS];
 static size_t nmaps;
 
@@ -72,6 +76,7 @@ CUresult cuMemAlloc_v2(CUdeviceptr *p, size_t bytes) {
     return 2;
   maps[nmaps].start = (uintptr_t)m;
   maps[nmaps].length = length;
+  maps[nmaps].size = bytes;
   ++nmaps;
   *p = (CUdeviceptr)(uintptr_t)m;
   return 0;
@@ -86,47 +91,84 @@ CUresult cuMemFree_v2(CUdeviceptr p) {
   return 1; /* CUDA_ERROR_INVALID_VALUE: not an allocation */
 }
 
-/* Opens (prot = read/write) or closes (PROT_NONE) the device pages that
- * [p, p + n) lies in; host memory is left alone. */
-static void device_access(uintptr_t p, size_t n, int prot) {
+/* The allocation [p, p + n) lies in, or -1 when p is no device memory;
+ * -2 when it starts in one but does not end there. */
+static long find(uintptr_t p, size_t n) {
   for (size_t i = 0; i < nmaps; ++i)
-    if (p < maps[i].start + maps[i].length && p + n > maps[i].start)
-      mprotect((void *)maps[i].start, maps[i].length, prot);
+    if (p >= maps[i].start && p < maps[i].start + maps[i].size)
+      return p + n <= maps[i].start + maps[i].size ? (long)i : -2;
+  return -1;
 }
-static void copy(uintptr_t dst, uintptr_t src, size_t n) {
-  device_access(dst, n, PROT_READ | PROT_WRITE);
-  device_access(src, n, PROT_READ | PROT_WRITE);
+
+/* Checks one side of a copy: device memory must lie inside one allocation
+ * (host memory is not checked). Opens its pages for the copy. */
+static int open_side(uintptr_t p, size_t n, long *index) {
+  *index = find(p, n);
+  if (*index == -2)
+    return 0;
+  if (*index >= 0)
+    mprotect((void *)maps[*index].start, maps[*index].length,
+             PROT_READ | PROT_WRITE);
+  return 1;
+}
+static void close_side(long index) {
+  if (index >= 0)
+    mprotect((void *)maps[index].start, maps[index].length, PROT_NONE);
+}
+
+static CUresult copy(uintptr_t dst, uintptr_t src, size_t n) {
+  long d, s;
+  if (!open_side(dst, n, &d))
+    return 1; /* CUDA_ERROR_INVALID_VALUE */
+  if (!open_side(src, n, &s)) {
+    close_side(d);
+    return 1;
+  }
   memmove((void *)dst, (const void *)src, n);
-  device_access(dst, n, PROT_NONE);
-  device_access(src, n, PROT_NONE);
+  close_side(d);
+  close_side(s);
+  return 0;
 }
 
 CUresult cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s) {
   (void)s;
-  copy((uintptr_t)dst, (uintptr_t)src, n);
-  return 0;
+  return copy((uintptr_t)dst, (uintptr_t)src, n);
 }
 CUresult cuMemcpyHtoD_v2(CUdeviceptr dst, const void *src, size_t n) {
-  copy((uintptr_t)dst, (uintptr_t)src, n);
-  return 0;
+  if (find((uintptr_t)dst, n) < 0)
+    return 1;
+  return copy((uintptr_t)dst, (uintptr_t)src, n);
+}
+/* A memset must write device memory, inside one allocation. */
+static void *open_device(CUdeviceptr dst, size_t bytes, long *index) {
+  *index = find((uintptr_t)dst, bytes);
+  if (*index < 0)
+    return NULL;
+  mprotect((void *)maps[*index].start, maps[*index].length,
+           PROT_READ | PROT_WRITE);
+  return (void *)(uintptr_t)dst;
 }
 CUresult cuMemsetD32Async(CUdeviceptr dst, unsigned v, size_t n, CUstream s) {
   (void)s;
-  device_access((uintptr_t)dst, n * 4, PROT_READ | PROT_WRITE);
-  unsigned *p = (unsigned *)(uintptr_t)dst;
+  long index;
+  unsigned *p = open_device(dst, n * 4, &index);
+  if (!p)
+    return 1;
   for (size_t i = 0; i < n; ++i)
     p[i] = v;
-  device_access((uintptr_t)dst, n * 4, PROT_NONE);
+  close_side(index);
   return 0;
 }
 CUresult cuMemsetD16Async(CUdeviceptr dst, unsigned short v, size_t n,
                           CUstream s) {
   (void)s;
-  device_access((uintptr_t)dst, n * 2, PROT_READ | PROT_WRITE);
-  unsigned short *p = (unsigned short *)(uintptr_t)dst;
+  long index;
+  unsigned short *p = open_device(dst, n * 2, &index);
+  if (!p)
+    return 1;
   for (size_t i = 0; i < n; ++i)
     p[i] = v;
-  device_access((uintptr_t)dst, n * 2, PROT_NONE);
+  close_side(index);
   return 0;
 }
 /* CU_POINTER_ATTRIBUTE_MEMORY_TYPE (2): CU_MEMORYTYPE_DEVICE (2) for the
@@ -195,7 +237,13 @@ CUresult cuEventDestroy_v2(CUevent e) { (void)e; return 0; }
 CUresult cuEventRecord(CUevent e, CUstream s) { (void)e, (void)s; return 0; }
 CUresult cuEventSynchronize(CUevent e) { (void)e; return 0; }
 CUresult cuGetErrorName(CUresult r, const char **name) {
-  *name = r == 2 ? "CUDA_ERROR_OUT_OF_MEMORY" : "CUDA_ERROR_FAKE_DRIVER";
+  switch (r) {
+  case 1: *name = "CUDA_ERROR_INVALID_VALUE"; break;
+  case 2: *name = "CUDA_ERROR_OUT_OF_MEMORY"; break;
+  case 101: *name = "CUDA_ERROR_INVALID_DEVICE"; break;
+  case 500: *name = "CUDA_ERROR_NOT_FOUND"; break;
+  default: *name = "CUDA_ERROR_UNKNOWN"; break;
+  }
   return 0;
 }
 CUresult cuGetErrorString(CUresult r, const char **message) {
