@@ -4,6 +4,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "PlanProof.h"
+
 #include "memplan/Analysis/Lifetimes.h"
 #include "memplan/Analysis/SymbolicSizes.h"
 #include "memplan/IR/MemplanOps.h"
@@ -610,10 +612,32 @@ VerifyPlanPass::verifySampled(FunctionOpInterface func,
            << func.getName()
            << ", sized at run time, could not be evaluated at any of "
            << points.size() << " sample sizes";
-  if (remarks)
-    emitRemark(func.getLoc())
-        << "memplan-verify-plan: @" << func.getName()
-        << ": offsets computed at run time, checked by evaluation at "
-        << checked << " sample sizes (not proven for all sizes)";
+  // Then a proof for every size, from the index code alone (the samples
+  // above stay: they check the proof's claim where it is made, and they are
+  // what remains when no proof is found).
+  PlanProof proof;
+  if (proofWorkLimit == 0)
+    proof.why = "proof-work-limit=0";
+  else
+    proof = provePlan(func, arenas, lifetimes, *sizes, proofWorkLimit);
+  if (remarks) {
+    InFlightDiagnostic remark = emitRemark(func.getLoc());
+    remark << "memplan-verify-plan: @" << func.getName()
+           << ": offsets computed at run time, ";
+    if (proof.proven) {
+      remark << "proven for every size";
+      if (llvm::any_of(symbols, [](const SizeSymbol &s) { return s.bound; }))
+        remark << " within the bounds";
+      remark << " (" << proof.pairs << (proof.pairs == 1 ? " pair" : " pairs")
+             << " of buffers live at once";
+      if (proof.choices)
+        remark << ", " << (uint64_t(1) << proof.choices)
+               << " cases of the run-time choice between plans";
+      remark << ") and checked by evaluation at " << checked << " sample sizes";
+    } else {
+      remark << "checked by evaluation at " << checked
+             << " sample sizes (not proven for all sizes: " << proof.why << ")";
+    }
+  }
   return success();
 }

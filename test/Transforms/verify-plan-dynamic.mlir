@@ -1,8 +1,11 @@
 // memplan-verify-plan on plans whose offsets are computed at run time: it
-// evaluates the function's index code at sample sizes. Each plan below is
-// written by hand.
+// evaluates the function's index code at sample sizes, then tries a proof
+// for every size. Each plan below is written by hand.
 //
 // RUN: memplan-opt %s -split-input-file -verify-diagnostics -allow-unregistered-dialect --memplan-verify-plan="remarks=true"
+// RUN: not memplan-opt %s -split-input-file -allow-unregistered-dialect --memplan-verify-plan="remarks=true proof-work-limit=0" 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=NOPROOF
+// NOPROOF: remark: memplan-verify-plan: @apart: offsets computed at run time, checked by evaluation at 16 sample sizes (not proven for all sizes: proof-work-limit=0)
 
 // Two buffers of 64*B bytes live at once, the second at offset 1024: they
 // are apart for B <= 16 only. The sample at B=64 finds the clash.
@@ -25,8 +28,8 @@ func.func @overlapsWhenLarge(%x: memref<?x16xf32> {memplan.symbols = ["B", ""]})
 // -----
 
 // The same buffers one after the other: the second starts where the first
-// ends, whatever B is.
-// expected-remark @+1 {{memplan-verify-plan: @apart: offsets computed at run time, checked by evaluation at 16 sample sizes (not proven for all sizes)}}
+// ends, whatever B is -- and the proof says so.
+// expected-remark @+1 {{memplan-verify-plan: @apart: offsets computed at run time, proven for every size (1 pair of buffers live at once) and checked by evaluation at 16 sample sizes}}
 func.func @apart(%x: memref<?x16xf32> {memplan.symbols = ["B", ""]}) {
   %c0 = arith.constant 0 : index
   %b = memref.dim %x, %c0 : memref<?x16xf32>
@@ -60,8 +63,9 @@ func.func @short(%x: memref<?xi8> {memplan.symbols = ["B"]}) {
 
 // Within its bounds a plan that would clash above them is fine: the samples
 // are the bound and 0, 1, 2, 3, 7 (64, 1000 and 4096 clamp to it) and eight
-// pseudo-random ones in [0, 16] (duplicates dropped).
-// expected-remark @+1 {{memplan-verify-plan: @bounded: offsets computed at run time, checked by evaluation at 9 sample sizes (not proven for all sizes)}}
+// pseudo-random ones in [0, 16] (duplicates dropped); the proof uses the
+// bound (64 * B <= 1024).
+// expected-remark @+1 {{memplan-verify-plan: @bounded: offsets computed at run time, proven for every size within the bounds (1 pair of buffers live at once) and checked by evaluation at 9 sample sizes}}
 func.func @bounded(%x: memref<?x16xf32> {memplan.symbols = ["B", ""]}) attributes {memplan.bounds = {B = 16 : i64}} {
   %c0 = arith.constant 0 : index
   %c1024 = arith.constant 1024 : index
@@ -163,6 +167,79 @@ func.func @largeBound(%x: memref<?xi8> {memplan.symbols = ["B"]}) attributes {me
   %v = memplan.dynamic_view %arena[%c0][%b] alignment(64) : memref<?xi8> to memref<?xi8>
   // expected-error @+1 {{at B=10000: buffers overlap in time and share bytes}}
   %w = memplan.dynamic_view %arena[%c8192][%b] alignment(64) : memref<?xi8> to memref<?xi8>
+  linalg.copy ins(%v : memref<?xi8>) outs(%w : memref<?xi8>)
+  return
+}
+
+// -----
+
+// Right for every B, but through a division the proof does not reason
+// about (2 * (B / 2) + 2 * (B % 2) >= B): the samples stand, and the remark
+// says why there is no proof.
+// expected-remark @+1 {{memplan-verify-plan: @unprovable: offsets computed at run time, checked by evaluation at 16 sample sizes (not proven for all sizes: no proof that the view ends inside its arena (memplan.dynamic_view at line 191, column 8))}}
+func.func @unprovable(%x: memref<?xi8> {memplan.symbols = ["B"]}) {
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  %b = memref.dim %x, %c0 : memref<?xi8>
+  %half = arith.divui %b, %c2 : index
+  %odd = arith.remui %b, %c2 : index
+  %h2 = arith.muli %half, %c2 : index
+  %o2 = arith.muli %odd, %c2 : index
+  %off = arith.addi %h2, %o2 : index
+  %size = arith.addi %off, %b : index
+  %arena = memplan.arena alignment(1) size(%size) : memref<?xi8>
+  %v = memplan.dynamic_view %arena[%c0][%b] alignment(1) : memref<?xi8> to memref<?xi8>
+  %w = memplan.dynamic_view %arena[%off][%b] alignment(1) : memref<?xi8> to memref<?xi8>
+  linalg.copy ins(%v : memref<?xi8>) outs(%w : memref<?xi8>)
+  return
+}
+
+// -----
+
+// The choice between two plans at run time (the smaller arena): each is
+// proven, one case for each value of the comparison.
+// expected-remark @+1 {{memplan-verify-plan: @choice: offsets computed at run time, proven for every size (1 pair of buffers live at once, 2 cases of the run-time choice between plans) and checked by evaluation at 16 sample sizes}}
+func.func @choice(%x: memref<?xi8> {memplan.symbols = ["B"]}) {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %c-64 = arith.constant -64 : index
+  %c63 = arith.constant 63 : index
+  %b = memref.dim %x, %c0 : memref<?xi8>
+  %bp = arith.addi %b, %c63 : index
+  %occ = arith.andi %bp, %c-64 : index
+  // Plan 1: v at 0, w on top; plan 2: w at 0, v on top.
+  %two = arith.addi %occ, %occ : index
+  %first = arith.cmpi ule, %two, %two : index
+  %offV = arith.select %first, %c0, %occ : index
+  %offW = arith.select %first, %occ, %c0 : index
+  %arena = memplan.arena alignment(64) size(%two) : memref<?xi8>
+  %v = memplan.dynamic_view %arena[%offV][%b] alignment(64) : memref<?xi8> to memref<?xi8>
+  %w = memplan.dynamic_view %arena[%offW][%b] alignment(64) : memref<?xi8> to memref<?xi8>
+  linalg.copy ins(%v : memref<?xi8>) outs(%w : memref<?xi8>)
+  return
+}
+
+// -----
+
+// A plan whose proof would claim too much: the second view starts at
+// alignUp(B) rounded DOWN ((B + 63) & -64 - 64), one block short. The
+// samples catch it; no proof is claimed.
+func.func @roundedDown(%x: memref<?xi8> {memplan.symbols = ["B"]}) {
+  %c0 = arith.constant 0 : index
+  %c-64 = arith.constant -64 : index
+  %c63 = arith.constant 63 : index
+  %c64 = arith.constant 64 : index
+  %b = memref.dim %x, %c0 : memref<?xi8>
+  %bp = arith.addi %b, %c63 : index
+  %occ = arith.andi %bp, %c-64 : index
+  %off = arith.subi %occ, %c64 : index
+  %off2 = arith.maxsi %off, %c0 : index
+  %size = arith.addi %occ, %occ : index
+  %arena = memplan.arena alignment(64) size(%size) : memref<?xi8>
+  // expected-note @+1 {{clashes with this buffer}}
+  %v = memplan.dynamic_view %arena[%c0][%b] alignment(64) : memref<?xi8> to memref<?xi8>
+  // expected-error @+1 {{at B=1: buffers overlap in time and share bytes}}
+  %w = memplan.dynamic_view %arena[%off2][%b] alignment(64) : memref<?xi8> to memref<?xi8>
   linalg.copy ins(%v : memref<?xi8>) outs(%w : memref<?xi8>)
   return
 }

@@ -33,7 +33,10 @@ typedef uint64_t CUdeviceptr;
 static int ctx_token, module_token, function_token, stream_token, event_token;
 static unsigned long long launches;
 
-CUresult cuInit(unsigned flags) { (void)flags; return 0; }
+CUresult cuInit(unsigned flags) {
+  (void)flags;
+  return 0;
+}
 CUresult cuDeviceGet(CUdevice *d, int ordinal) {
   if (ordinal != 0)
     return 101; /* CUDA_ERROR_INVALID_DEVICE */
@@ -45,7 +48,10 @@ CUresult cuDevicePrimaryCtxRetain(CUcontext *c, CUdevice d) {
   *c = &ctx_token;
   return 0;
 }
-CUresult cuCtxSetCurrent(CUcontext c) { (void)c; return 0; }
+CUresult cuCtxSetCurrent(CUcontext c) {
+  (void)c;
+  return 0;
+}
 CUresult cuCtxSynchronize(void) { return 0; }
 CUresult cuMemGetInfo_v2(size_t *freeBytes, size_t *total) {
   *freeBytes = (size_t)64 << 30;
@@ -70,8 +76,8 @@ CUresult cuMemAlloc_v2(CUdeviceptr *p, size_t bytes) {
   if (bytes == 0 || nmaps == MAX_MAPPINGS)
     return 2; /* CUDA_ERROR_OUT_OF_MEMORY */
   size_t length = page_round(bytes);
-  void *m = mmap(NULL, length, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS |
-                 MAP_NORESERVE, -1, 0);
+  void *m = mmap(NULL, length, PROT_NONE,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (m == MAP_FAILED)
     return 2;
   maps[nmaps].start = (uintptr_t)m;
@@ -195,7 +201,10 @@ CUresult cuModuleLoadDataEx(CUmodule *m, const void *image, unsigned n,
   (void)n, (void)options, (void)values;
   return cuModuleLoadData(m, image);
 }
-CUresult cuModuleUnload(CUmodule m) { (void)m; return 0; }
+CUresult cuModuleUnload(CUmodule m) {
+  (void)m;
+  return 0;
+}
 CUresult cuModuleGetFunction(CUfunction *f, CUmodule m, const char *name) {
   if (!m || !name || !*name)
     return 500; /* CUDA_ERROR_NOT_FOUND */
@@ -222,8 +231,14 @@ CUresult cuStreamCreate(CUstream *s, unsigned flags) {
   *s = &stream_token;
   return 0;
 }
-CUresult cuStreamSynchronize(CUstream s) { (void)s; return 0; }
-CUresult cuStreamDestroy_v2(CUstream s) { (void)s; return 0; }
+CUresult cuStreamSynchronize(CUstream s) {
+  (void)s;
+  return 0;
+}
+CUresult cuStreamDestroy_v2(CUstream s) {
+  (void)s;
+  return 0;
+}
 CUresult cuStreamWaitEvent(CUstream s, CUevent e, unsigned flags) {
   (void)s, (void)e, (void)flags;
   return 0;
@@ -233,16 +248,35 @@ CUresult cuEventCreate(CUevent *e, unsigned flags) {
   *e = &event_token;
   return 0;
 }
-CUresult cuEventDestroy_v2(CUevent e) { (void)e; return 0; }
-CUresult cuEventRecord(CUevent e, CUstream s) { (void)e, (void)s; return 0; }
-CUresult cuEventSynchronize(CUevent e) { (void)e; return 0; }
+CUresult cuEventDestroy_v2(CUevent e) {
+  (void)e;
+  return 0;
+}
+CUresult cuEventRecord(CUevent e, CUstream s) {
+  (void)e, (void)s;
+  return 0;
+}
+CUresult cuEventSynchronize(CUevent e) {
+  (void)e;
+  return 0;
+}
 CUresult cuGetErrorName(CUresult r, const char **name) {
   switch (r) {
-  case 1: *name = "CUDA_ERROR_INVALID_VALUE"; break;
-  case 2: *name = "CUDA_ERROR_OUT_OF_MEMORY"; break;
-  case 101: *name = "CUDA_ERROR_INVALID_DEVICE"; break;
-  case 500: *name = "CUDA_ERROR_NOT_FOUND"; break;
-  default: *name = "CUDA_ERROR_UNKNOWN"; break;
+  case 1:
+    *name = "CUDA_ERROR_INVALID_VALUE";
+    break;
+  case 2:
+    *name = "CUDA_ERROR_OUT_OF_MEMORY";
+    break;
+  case 101:
+    *name = "CUDA_ERROR_INVALID_DEVICE";
+    break;
+  case 500:
+    *name = "CUDA_ERROR_NOT_FOUND";
+    break;
+  default:
+    *name = "CUDA_ERROR_UNKNOWN";
+    break;
   }
   return 0;
 }

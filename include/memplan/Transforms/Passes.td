@@ -265,11 +265,22 @@ def VerifyPlanPass : Pass<"memplan-verify-plan"> {
     equal to 0, 1, 2, 3, 7, 64, 1000, 4096, and eight fixed pseudo-random
     points in [0, 4096], each clamped to its bound. At each point where the
     sizes are defined every view must be aligned, inside its arena, and not
-    share a byte with a view live at the same time. This is evidence, not a
-    proof for all sizes; `remarks=true` says which check each function got. (A
-    view's memory space and the alignment of its offset are checked by the
-    view's own verifier, before any pass runs.) Functions marked `memplan.unplanned` are
-    skipped. Changes nothing.
+    share a byte with a view live at the same time. That is evidence; then
+    the pass tries a proof for every size (within the symbols' bounds, where
+    they have them): the index code becomes polynomials over the symbols,
+    with max, max(x, 0) and rounding up to a power of two as atoms whose
+    bounds the prover uses (a run-time choice between plans, `arith.select`
+    on a comparison, is split into cases, at most 6 conditions), and it
+    shows for every view that its offset is aligned and non-negative and
+    that it ends inside its arena, and for every pair live at once that one
+    ends below the other. The proof is sound and incomplete, bounded by
+    `proof-work-limit` units (deterministic); not finding one is no error,
+    the samples stand. `remarks=true` says which check each function got
+    ("proven for every size ... and checked by evaluation at N sample
+    sizes", or "checked by evaluation at N sample sizes (not proven for all
+    sizes: why)"). (A view's memory space and the alignment of a static
+    offset are checked by the view's own verifier, before any pass runs.)
+    Functions marked `memplan.unplanned` are skipped. Changes nothing.
 
     A function the lifetime analysis rejects is left as it is, with the
     fallback of `memplan-annotate-lifetimes` (a warning, `memplan.unplanned`;
@@ -300,8 +311,14 @@ def VerifyPlanPass : Pass<"memplan-verify-plan"> {
   let options = [
     Option<"remarks", "remarks", "bool", /*default=*/"false",
            "Emit a remark per planned function saying how its plan was "
-           "checked: exactly (static offsets) or by evaluation at sample "
-           "sizes (offsets computed at run time)">,
+           "checked: exactly (static offsets), or, for offsets computed at "
+           "run time, proven for every size and checked at sample sizes, or "
+           "checked at sample sizes only (and why no proof was found)">,
+    Option<"proofWorkLimit", "proof-work-limit", "uint64_t",
+           /*default=*/"30000000",
+           "Work bound of the proof for every size, per function (terms "
+           "visited, about 10^7 a second; the same answer on any machine). "
+           "0: no proof, samples only">,
   ];
   let dependentDialects = ["::mlir::memplan::MemplanDialect"];
 }

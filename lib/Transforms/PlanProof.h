@@ -1,0 +1,41 @@
+//===- PlanProof.h - Prove a run-time plan valid for every size -*- C++ -*-===//
+//
+// Part of memplan. Private to lib/Transforms (memplan-verify-plan).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MEMPLAN_LIB_TRANSFORMS_PLANPROOF_H
+#define MEMPLAN_LIB_TRANSFORMS_PLANPROOF_H
+
+#include "memplan/Analysis/Lifetimes.h"
+#include "memplan/Analysis/SymbolicSizes.h"
+#include "memplan/IR/MemplanOps.h"
+
+#include <string>
+
+namespace mlir {
+namespace memplan {
+
+struct PlanProof {
+  bool proven = false;
+  /// Why not, when not proven (for the remark).
+  std::string why;
+  /// Pairs of buffers live at the same time, each proven apart.
+  uint64_t pairs = 0;
+  /// Run-time choices between plans the proof covered (2^cases).
+  unsigned choices = 0;
+};
+
+/// Tries to prove, from the function's index code alone, that every
+/// memplan.view and memplan.dynamic_view of `arenas` is aligned, lies in its
+/// arena, and shares no byte with a view live at the same time, for every
+/// value of the function's size symbols (within their bounds). Sound and
+/// incomplete (SymbolicProof.h): work is bounded by `workLimit`.
+PlanProof provePlan(FunctionOpInterface func, ArrayRef<ArenaOp> arenas,
+                    const FunctionLifetimes &lifetimes,
+                    const SymbolicSizes &sizes, uint64_t workLimit);
+
+} // namespace memplan
+} // namespace mlir
+
+#endif // MEMPLAN_LIB_TRANSFORMS_PLANPROOF_H
