@@ -134,6 +134,30 @@ Prover::Prover(std::vector<std::optional<uint64_t>> bounds, uint64_t workLimit)
     : bounds(std::move(bounds)), workLimit(workLimit) {}
 
 Poly Prover::atom(Atom a) {
+  // An atom whose bounds would not hold becomes an unknown value of its own
+  // (keys from the top of the range, apart from the callers'): a maximum
+  // of arguments not all proven non-negative, a rounding to no power of
+  // two, a clamp or rounding without its one argument.
+  bool valid = true;
+  switch (a.kind) {
+  case Atom::Max:
+    valid = !a.args.empty();
+    for (const Poly &arg : a.args)
+      valid = valid && provedNonNegative(arg);
+    break;
+  case Atom::AlignUp:
+    valid = a.args.size() == 1 && a.alignment != 0 &&
+            (a.alignment & (a.alignment - 1)) == 0 &&
+            a.alignment < kZeroAlignment;
+    break;
+  case Atom::ClampNonNegative:
+    valid = a.args.size() == 1;
+    break;
+  case Atom::Opaque:
+    break;
+  }
+  if (!valid)
+    a = Atom{Atom::Opaque, {}, 1, ~uint64_t(0) - invalidAtoms++};
   // Rounding up what is already a multiple: the value itself.
   if (a.kind == Atom::AlignUp && alignmentOf(a.args.front()) >= a.alignment)
     return a.args.front();

@@ -27,6 +27,7 @@
 #include "mlir/Interfaces/DataLayoutInterfaces.h"
 #include "llvm/ADT/MapVector.h"
 
+#include <map>
 #include <set>
 
 using namespace mlir;
@@ -46,7 +47,7 @@ class Translator {
 public:
   Translator(Prover &prover, const SymbolicSizes &sizes,
              const DenseMap<Value, bool> &conditions,
-             DenseMap<Value, uint64_t> &opaqueKeys)
+             DenseMap<std::pair<Value, int64_t>, uint64_t> &opaqueKeys)
       : prover(prover), sizes(sizes), conditions(conditions),
         opaqueKeys(opaqueKeys) {}
 
@@ -107,18 +108,14 @@ public:
   }
 
 private:
-  Poly opaque(Value v) {
+  /// An unknown value: one atom per value, or per (shaped value,
+  /// dimension), each with its own key from one counter.
+  Poly opaque(Value v) { return opaqueKey({v, -1}); }
+  Poly opaqueDim(Value shaped, int64_t d) { return opaqueKey({shaped, d}); }
+  Poly opaqueKey(std::pair<Value, int64_t> what) {
     auto [it, inserted] =
-        opaqueKeys.try_emplace(v, static_cast<uint64_t>(opaqueKeys.size()));
-    Atom a{Atom::Opaque, {}, 1, 2 * it->second};
-    return prover.atom(a);
-  }
-  Poly opaqueDim(Value shaped, int64_t d) {
-    // Keys apart from the values' (odd), one per (value, dimension).
-    auto [it, inserted] = opaqueKeys.try_emplace(
-        shaped, static_cast<uint64_t>(opaqueKeys.size()));
-    Atom a{Atom::Opaque, {}, 1, 2 * (it->second * 64 + uint64_t(d)) + 1};
-    return prover.atom(a);
+        opaqueKeys.try_emplace(what, static_cast<uint64_t>(opaqueKeys.size()));
+    return prover.atom({Atom::Opaque, {}, 1, it->second});
   }
 
   std::optional<Poly> operand(Value v, SmallVectorImpl<Value> &needed) {
@@ -242,7 +239,7 @@ private:
   Prover &prover;
   const SymbolicSizes &sizes;
   const DenseMap<Value, bool> &conditions;
-  DenseMap<Value, uint64_t> &opaqueKeys;
+  DenseMap<std::pair<Value, int64_t>, uint64_t> &opaqueKeys;
   DenseMap<Value, Poly> memo;
 };
 
@@ -288,6 +285,16 @@ PlanProof mlir::memplan::provePlan(FunctionOpInterface func,
                                    uint64_t workLimit) {
   PlanProof result;
   DataLayout layout = DataLayout::closest(func);
+  // The proof is over the integers, matched to the program's 64-bit index
+  // arithmetic where that does not overflow; narrower index values wrap
+  // much sooner.
+  if (uint64_t bits =
+          layout.getTypeSizeInBits(IndexType::get(func.getContext()));
+      bits != 64) {
+    result.why = "index values of " + std::to_string(bits) +
+                 " bits (the proof assumes 64)";
+    return result;
+  }
   std::vector<ViewInfo> views;
   SmallVector<Value> roots;
   for (ArenaOp arena : arenas)
@@ -304,6 +311,15 @@ PlanProof mlir::memplan::provePlan(FunctionOpInterface func,
       return result;
     }
     ViewInfo info{op, static_cast<unsigned>(arena - arenas.begin()), root.live};
+    // An offset aligned to more than the arena is no better aligned than
+    // the arena itself (memplan-verify-plan reports this as an error).
+    int64_t viewAlignment = isa<ViewOp>(op)
+                                ? cast<ViewOp>(op).getPlacement().getAlignment()
+                                : cast<DynamicViewOp>(op).getAlignment();
+    if (viewAlignment > static_cast<int64_t>(ArenaOp(*arena).getAlignment())) {
+      result.why = "a view aligned to more than its arena";
+      return result;
+    }
     if (auto view = dyn_cast<ViewOp>(op)) {
       info.staticOffset = view.getPlacement().getOffset();
       info.staticBytes = view.getPlacement().getSize();
@@ -338,7 +354,7 @@ PlanProof mlir::memplan::provePlan(FunctionOpInterface func,
   for (const SizeSymbol &symbol : sizes.getSymbols())
     bounds.push_back(symbol.bound);
   Prover prover(bounds, workLimit);
-  DenseMap<Value, uint64_t> opaqueKeys;
+  DenseMap<std::pair<Value, int64_t>, uint64_t> opaqueKeys;
   // Pairs live at once, by start (a sweep; each pair once).
   std::vector<size_t> order(views.size());
   for (size_t i = 0; i < order.size(); ++i)
@@ -391,6 +407,7 @@ PlanProof mlir::memplan::provePlan(FunctionOpInterface func,
     }
     std::vector<Poly> signature(arenaSize.begin(), arenaSize.end());
     signature.insert(signature.end(), offset.begin(), offset.end());
+    signature.insert(signature.end(), bytes.begin(), bytes.end());
     if (!seenCases.insert(std::move(signature)).second)
       continue;
     // Each view: aligned, at a non-negative offset, inside its arena.

@@ -70,6 +70,18 @@ struct VerifyPlanPass
     markAllAnalysesPreserved();
   }
 
+  /// A view's offset is a multiple of its alignment from the arena's
+  /// start: the address is that well aligned only if the arena is too.
+  static LogicalResult checkAlignment(Operation *view, int64_t alignment,
+                                      ArenaOp arena) {
+    if (alignment <= static_cast<int64_t>(arena.getAlignment()))
+      return success();
+    return view->emitError("view aligned to ")
+           << alignment << " bytes in an arena aligned to "
+           << arena.getAlignment()
+           << ": its address is not guaranteed to be aligned";
+  }
+
   LogicalResult verifySampled(FunctionOpInterface func,
                               ArrayRef<ArenaOp> arenas,
                               const FunctionLifetimes &lifetimes);
@@ -124,6 +136,9 @@ struct VerifyPlanPass
       if (root.returned)
         return view.emitError("view escapes its function: a buffer in the "
                               "arena is returned");
+      if (failed(
+              checkAlignment(view, view.getPlacement().getAlignment(), *arena)))
+        return failure();
       PlacementAttr placement = view.getPlacement();
       uint64_t offset = placement.getOffset(), size = placement.getSize();
       uint64_t arenaBytes = arena->getSizeInBytes();
@@ -556,6 +571,12 @@ VerifyPlanPass::verifySampled(FunctionOpInterface func,
       if (root.returned)
         return op->emitError("view escapes its function: a buffer in the "
                              "arena is returned");
+      if (failed(checkAlignment(
+              op,
+              isa<ViewOp>(op) ? cast<ViewOp>(op).getPlacement().getAlignment()
+                              : cast<DynamicViewOp>(op).getAlignment(),
+              *arena)))
+        return failure();
       int64_t offset = 0, bytes = 0, alignment = 1;
       if (auto view = dyn_cast<ViewOp>(op)) {
         offset = view.getPlacement().getOffset();
@@ -628,6 +649,12 @@ VerifyPlanPass::verifySampled(FunctionOpInterface func,
       remark << "proven for every size";
       if (llvm::any_of(symbols, [](const SizeSymbol &s) { return s.bound; }))
         remark << " within the bounds";
+      // Over the integers: where the 64-bit index code does not overflow
+      // (the samples check it where they are taken); index arguments are
+      // sizes, taken as non-negative.
+      remark << " without 64-bit overflow";
+      if (llvm::any_of(symbols, [](const SizeSymbol &s) { return !s.dim; }))
+        remark << ", index arguments non-negative";
       remark << " (" << proof.pairs << (proof.pairs == 1 ? " pair" : " pairs")
              << " of buffers live at once";
       if (proof.choices)

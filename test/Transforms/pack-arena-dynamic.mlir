@@ -69,7 +69,7 @@
 // REPORT-NEXT:       "name": "B",
 // REPORT-NEXT:       "source": "dim 0 of argument 0"
 
-// REMARK: remark: memplan-verify-plan: @f: offsets computed at run time, proven for every size (3 pairs of buffers live at once, 2 cases of the run-time choice between plans) and checked by evaluation at 16 sample sizes
+// REMARK: remark: memplan-verify-plan: @f: offsets computed at run time, proven for every size without 64-bit overflow (3 pairs of buffers live at once, 2 cases of the run-time choice between plans) and checked by evaluation at 16 sample sizes
 // REMARK: remark: memplan-verify-plan: @g: static offsets, checked exactly for every pair of buffers
 
 func.func @f(%x: memref<?x16xf32> {memplan.symbols = ["B", ""]}, %out: memref<?x16xf32>) {

@@ -29,7 +29,7 @@ func.func @overlapsWhenLarge(%x: memref<?x16xf32> {memplan.symbols = ["B", ""]})
 
 // The same buffers one after the other: the second starts where the first
 // ends, whatever B is -- and the proof says so.
-// expected-remark @+1 {{memplan-verify-plan: @apart: offsets computed at run time, proven for every size (1 pair of buffers live at once) and checked by evaluation at 16 sample sizes}}
+// expected-remark @+1 {{memplan-verify-plan: @apart: offsets computed at run time, proven for every size without 64-bit overflow (1 pair of buffers live at once) and checked by evaluation at 16 sample sizes}}
 func.func @apart(%x: memref<?x16xf32> {memplan.symbols = ["B", ""]}) {
   %c0 = arith.constant 0 : index
   %b = memref.dim %x, %c0 : memref<?x16xf32>
@@ -65,7 +65,7 @@ func.func @short(%x: memref<?xi8> {memplan.symbols = ["B"]}) {
 // are the bound and 0, 1, 2, 3, 7 (64, 1000 and 4096 clamp to it) and eight
 // pseudo-random ones in [0, 16] (duplicates dropped); the proof uses the
 // bound (64 * B <= 1024).
-// expected-remark @+1 {{memplan-verify-plan: @bounded: offsets computed at run time, proven for every size within the bounds (1 pair of buffers live at once) and checked by evaluation at 9 sample sizes}}
+// expected-remark @+1 {{memplan-verify-plan: @bounded: offsets computed at run time, proven for every size within the bounds without 64-bit overflow (1 pair of buffers live at once) and checked by evaluation at 9 sample sizes}}
 func.func @bounded(%x: memref<?x16xf32> {memplan.symbols = ["B", ""]}) attributes {memplan.bounds = {B = 16 : i64}} {
   %c0 = arith.constant 0 : index
   %c1024 = arith.constant 1024 : index
@@ -198,7 +198,7 @@ func.func @unprovable(%x: memref<?xi8> {memplan.symbols = ["B"]}) {
 
 // The choice between two plans at run time (the smaller arena): each is
 // proven, one case for each value of the comparison.
-// expected-remark @+1 {{memplan-verify-plan: @choice: offsets computed at run time, proven for every size (1 pair of buffers live at once, 2 cases of the run-time choice between plans) and checked by evaluation at 16 sample sizes}}
+// expected-remark @+1 {{memplan-verify-plan: @choice: offsets computed at run time, proven for every size without 64-bit overflow (1 pair of buffers live at once, 2 cases of the run-time choice between plans) and checked by evaluation at 16 sample sizes}}
 func.func @choice(%x: memref<?xi8> {memplan.symbols = ["B"]}) {
   %c0 = arith.constant 0 : index
   %c64 = arith.constant 64 : index
@@ -241,5 +241,40 @@ func.func @roundedDown(%x: memref<?xi8> {memplan.symbols = ["B"]}) {
   // expected-error @+1 {{at B=1: buffers overlap in time and share bytes}}
   %w = memplan.dynamic_view %arena[%off2][%b] alignment(64) : memref<?xi8> to memref<?xi8>
   linalg.copy ins(%v : memref<?xi8>) outs(%w : memref<?xi8>)
+  return
+}
+
+// -----
+
+// A view's size chosen at run time, the offsets and the arena the same in
+// both cases: each case is still proven on its own (an earlier version
+// skipped the second as a duplicate and certified a view of 100000 bytes
+// in a 4096-byte arena; found by review). n = 12345 is never sampled.
+// expected-remark @+1 {{@sizeChoice: offsets computed at run time, checked by evaluation at 16 sample sizes (not proven for all sizes: no proof that the view ends inside its arena}}
+func.func @sizeChoice(%n: index {memplan.symbols = "n"}) {
+  %c0 = arith.constant 0 : index
+  %c16 = arith.constant 16 : index
+  %c100000 = arith.constant 100000 : index
+  %c12345 = arith.constant 12345 : index
+  %c4096 = arith.constant 4096 : index
+  %arena = memplan.arena alignment(64) size(%c4096) : memref<?xi8>
+  %cond = arith.cmpi eq, %n, %c12345 : index
+  %sz = arith.select %cond, %c100000, %c16 : index
+  %a = memplan.dynamic_view %arena[%c0][%sz] alignment(64) : memref<?xi8> to memref<?xi8>
+  "test.use"(%a) : (memref<?xi8>) -> ()
+  return
+}
+
+// -----
+
+// A view aligned to more than its arena: its offset is a multiple of 64,
+// its address only of 16.
+func.func @overAligned(%n: index {memplan.symbols = "n"}) {
+  %c64 = arith.constant 64 : index
+  %c256 = arith.constant 256 : index
+  %arena = memplan.arena alignment(16) size(%c256) : memref<?xi8>
+  // expected-error @+1 {{view aligned to 64 bytes in an arena aligned to 16: its address is not guaranteed to be aligned}}
+  %a = memplan.dynamic_view %arena[%c64][%c64] alignment(64) : memref<?xi8> to memref<?xi8>
+  "test.use"(%a) : (memref<?xi8>) -> ()
   return
 }

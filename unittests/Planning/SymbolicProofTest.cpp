@@ -94,6 +94,15 @@ TEST(SymbolicProofTest, SimplificationsAndOpaqueValues) {
   EXPECT_EQ(p.alignmentOf(u * c(8)), 8u);
 }
 
+TEST(SymbolicProofTest, AtomsOutsideTheirContractAreUnknown) {
+  Prover p({std::nullopt}, 100000);
+  // A max of negative values proves nothing about 0; a rounding to 3 (no
+  // power of two) is not simplified or bounded.
+  EXPECT_EQ(p.geq(max(p, {c(-5), c(-3)}), c(0)), false);
+  EXPECT_EQ(p.geq(c(5), alignUp(p, c(4), 3)), false);
+  EXPECT_EQ(p.geq(c(5), alignUp(p, c(4), 0)), false);
+}
+
 TEST(SymbolicProofTest, WorkBoundAnswersUnknown) {
   Prover p({std::nullopt}, 3);
   Poly b = s(0);

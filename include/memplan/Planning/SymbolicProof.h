@@ -88,7 +88,10 @@ public:
   Prover(std::vector<std::optional<uint64_t>> bounds, uint64_t workLimit);
 
   unsigned numSymbols() const { return static_cast<unsigned>(bounds.size()); }
-  /// The variable of `atom` (the same id for an equal atom).
+  /// The variable of `atom` (the same id for an equal atom). An atom whose
+  /// contract does not hold (a Max of arguments not proven non-negative, an
+  /// alignment that is no power of two below 2^62) becomes a new opaque
+  /// value instead.
   Poly atom(Atom atom);
 
   /// Whether x >= y for every admissible value of the symbols: true when
@@ -126,6 +129,7 @@ private:
   /// States with no proof found, with the depth they were searched at.
   std::map<Poly, unsigned> failed;
   uint64_t work = 0, workLimit;
+  uint64_t invalidAtoms = 0;
 };
 
 } // namespace proof

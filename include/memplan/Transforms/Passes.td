@@ -276,9 +276,13 @@ def VerifyPlanPass : Pass<"memplan-verify-plan"> {
     ends below the other. The proof is sound and incomplete, bounded by
     `proof-work-limit` units (deterministic); not finding one is no error,
     the samples stand. `remarks=true` says which check each function got
-    ("proven for every size ... and checked by evaluation at N sample
-    sizes", or "checked by evaluation at N sample sizes (not proven for all
-    sizes: why)"). (A view's memory space and the alignment of a static
+    ("proven for every size [within the bounds] without 64-bit overflow
+    ... and checked by evaluation at N sample sizes", or "checked by
+    evaluation at N sample sizes (not proven for all sizes: why)"). The
+    proof is over the integers: it holds where the 64-bit index code does
+    not overflow (the samples check that where they are taken), takes index
+    arguments, which are sizes, as non-negative, and is not tried when index
+    values are not 64 bits wide. (A view's memory space and the alignment of a static
     offset are checked by the view's own verifier, before any pass runs.)
     Functions marked `memplan.unplanned` are skipped. Changes nothing.
 
@@ -297,6 +301,8 @@ def VerifyPlanPass : Pass<"memplan-verify-plan"> {
     - `buffers overlap in time and share bytes` on the later view, with a note
       `clashes with this buffer` on the other
     - `arena of N bytes exceeds the budget of B bytes`
+    - `view aligned to A bytes in an arena aligned to B: its address is not
+      guaranteed to be aligned` (A > B)
     - at sample sizes: `at B=7: buffers overlap in time and share bytes`,
       `at B=7: view [a, b) ends past its arena of N bytes`, `at B=7: offset
       N is not a multiple of the view's alignment A`
