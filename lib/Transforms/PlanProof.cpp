@@ -25,6 +25,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Interfaces/DataLayoutInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 #include "llvm/ADT/MapVector.h"
 
 #include <map>
@@ -75,33 +76,15 @@ public:
   /// Dimension `d` of a shaped value: a constant, a symbol, or the index
   /// value that sizes it, translated.
   Poly dim(Value shaped, int64_t d) {
-    for (unsigned hops = 0; hops < 64; ++hops) {
-      auto type = cast<ShapedType>(shaped.getType());
-      if (!type.isDynamicDim(d))
-        return Poly::constant(type.getDimSize(d));
-      auto dynamicIndex = [&](ShapedType t) {
-        int64_t k = 0;
-        for (int64_t i = 0; i < d; ++i)
-          k += t.isDynamicDim(i);
-        return k;
-      };
-      if (auto arg = dyn_cast<BlockArgument>(shaped)) {
-        for (auto [k, symbol] : llvm::enumerate(sizes.getSymbols()))
-          if (symbol.arg == arg && symbol.dim == d)
-            return Poly::variable(static_cast<unsigned>(k));
-        break;
-      }
-      Operation *op = shaped.getDefiningOp();
-      if (auto alloc = dyn_cast<memref::AllocOp>(op))
-        return translate(alloc.getDynamicSizes()[dynamicIndex(type)]);
-      if (auto view = dyn_cast<DynamicViewOp>(op))
-        return translate(view.getSizes()[dynamicIndex(type)]);
-      if (auto empty = dyn_cast<tensor::EmptyOp>(op))
-        return translate(empty.getDynamicSizes()[dynamicIndex(type)]);
-      if (isa<memref::CastOp, tensor::CastOp>(op)) {
-        shaped = op->getOperand(0);
-        continue;
-      }
+    DimensionSource source = traceDimension(shaped, d, sizes);
+    switch (source.kind) {
+    case DimensionSource::Static:
+      return Poly::constant(source.value);
+    case DimensionSource::Symbol:
+      return Poly::variable(static_cast<unsigned>(source.value));
+    case DimensionSource::Index:
+      return translate(source.index);
+    case DimensionSource::Unknown:
       break;
     }
     return opaqueDim(shaped, d);
@@ -277,6 +260,65 @@ struct ViewInfo {
   uint64_t elementBytes = 0;
 };
 } // namespace
+
+DimensionSource mlir::memplan::traceDimension(Value shaped, int64_t d,
+                                              const SymbolicSizes &sizes) {
+  DimensionSource source;
+  for (unsigned hops = 0; hops < 64; ++hops) {
+    auto type = cast<ShapedType>(shaped.getType());
+    if (!type.isDynamicDim(d)) {
+      source.kind = DimensionSource::Static;
+      source.value = type.getDimSize(d);
+      return source;
+    }
+    // The position of dimension d among the type's dynamic ones.
+    int64_t dynamicIndex = 0;
+    for (int64_t i = 0; i < d; ++i)
+      dynamicIndex += type.isDynamicDim(i);
+    auto index = [&](Value v) {
+      source.kind = DimensionSource::Index;
+      source.index = v;
+      return source;
+    };
+    if (auto arg = dyn_cast<BlockArgument>(shaped)) {
+      for (auto [k, symbol] : llvm::enumerate(sizes.getSymbols()))
+        if (symbol.arg == arg && symbol.dim == d) {
+          source.kind = DimensionSource::Symbol;
+          source.value = static_cast<int64_t>(k);
+          return source;
+        }
+      break;
+    }
+    Operation *op = shaped.getDefiningOp();
+    if (auto alloc = dyn_cast<memref::AllocOp>(op))
+      return index(alloc.getDynamicSizes()[dynamicIndex]);
+    if (auto view = dyn_cast<DynamicViewOp>(op))
+      return index(view.getSizes()[dynamicIndex]);
+    if (auto view = dyn_cast<memref::ViewOp>(op))
+      return index(view.getSizes()[dynamicIndex]);
+    if (auto empty = dyn_cast<tensor::EmptyOp>(op))
+      return index(empty.getDynamicSizes()[dynamicIndex]);
+    if (isa<memref::CastOp, tensor::CastOp>(op)) {
+      shaped = op->getOperand(0);
+      continue;
+    }
+    // Subviews and slices that keep their rank: the size operand.
+    if (auto slice = dyn_cast<OffsetSizeAndStrideOpInterface>(op);
+        slice &&
+        static_cast<int64_t>(slice.getMixedSizes().size()) == type.getRank()) {
+      OpFoldResult size = slice.getMixedSizes()[d];
+      if (auto value = dyn_cast<Value>(size))
+        return index(value);
+      source.kind = DimensionSource::Static;
+      source.value = cast<IntegerAttr>(cast<Attribute>(size)).getInt();
+      return source;
+    }
+    source.unknownAt = op;
+    return source;
+  }
+  source.unknownAt = shaped.getParentBlock()->getParentOp();
+  return source;
+}
 
 PlanProof mlir::memplan::provePlan(FunctionOpInterface func,
                                    ArrayRef<ArenaOp> arenas,

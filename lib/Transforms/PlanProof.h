@@ -16,6 +16,22 @@
 namespace mlir {
 namespace memplan {
 
+/// Where dimension `d` of a shaped value comes from, through casts: a static
+/// size, one of the function's size symbols (a dimension of an argument,
+/// or an index argument), the index operand of the allocation, view or
+/// tensor.empty that made it (or of a rank-keeping slice), or nothing known
+/// (`unknownAt`: the op it stopped at).
+struct DimensionSource {
+  enum Kind { Static, Symbol, Index, Unknown } kind = Unknown;
+  /// Static: the size; Symbol: the symbol's position in getSymbols().
+  int64_t value = 0;
+  /// Index: the value that sizes the dimension.
+  Value index;
+  Operation *unknownAt = nullptr;
+};
+DimensionSource traceDimension(Value shaped, int64_t d,
+                               const SymbolicSizes &sizes);
+
 struct PlanProof {
   bool proven = false;
   /// Why not, when not proven (for the remark).

@@ -238,53 +238,20 @@ private:
   /// set (a static dimension or a symbol). Follows casts.
   std::optional<int64_t> knownDim;
   Value dimSource(Value shaped, int64_t d) {
-    for (unsigned hops = 0; hops < 64; ++hops) {
-      auto type = cast<ShapedType>(shaped.getType());
-      if (!type.isDynamicDim(d)) {
-        knownDim = type.getDimSize(d);
-        return Value();
-      }
-      auto dynamicIndex = [&](ShapedType t) {
-        int64_t k = 0;
-        for (int64_t i = 0; i < d; ++i)
-          k += t.isDynamicDim(i);
-        return k;
-      };
-      if (auto arg = dyn_cast<BlockArgument>(shaped)) {
-        for (auto [k, symbol] : llvm::enumerate(sizes.getSymbols()))
-          if (symbol.arg == arg && symbol.dim == d) {
-            knownDim = static_cast<int64_t>(values[k]);
-            return Value();
-          }
-        break;
-      }
-      Operation *op = shaped.getDefiningOp();
-      if (auto alloc = dyn_cast<memref::AllocOp>(op))
-        return alloc.getDynamicSizes()[dynamicIndex(type)];
-      if (auto view = dyn_cast<DynamicViewOp>(op))
-        return view.getSizes()[dynamicIndex(type)];
-      if (auto view = dyn_cast<memref::ViewOp>(op))
-        return view.getSizes()[dynamicIndex(type)];
-      if (auto empty = dyn_cast<tensor::EmptyOp>(op))
-        return empty.getDynamicSizes()[dynamicIndex(type)];
-      if (isa<memref::CastOp, tensor::CastOp>(op)) {
-        shaped = op->getOperand(0);
-        continue;
-      }
-      // Subviews and slices that keep their rank: the size operand.
-      if (auto slice = dyn_cast<OffsetSizeAndStrideOpInterface>(op);
-          slice && static_cast<int64_t>(slice.getMixedSizes().size()) ==
-                       type.getRank()) {
-        OpFoldResult size = slice.getMixedSizes()[d];
-        if (auto value = dyn_cast<Value>(size))
-          return value;
-        knownDim = cast<IntegerAttr>(cast<Attribute>(size)).getInt();
-        return Value();
-      }
-      unsupported = op;
+    DimensionSource source = traceDimension(shaped, d, sizes);
+    switch (source.kind) {
+    case DimensionSource::Static:
+      knownDim = source.value;
       return Value();
+    case DimensionSource::Symbol:
+      knownDim = static_cast<int64_t>(values[source.value]);
+      return Value();
+    case DimensionSource::Index:
+      return source.index;
+    case DimensionSource::Unknown:
+      break;
     }
-    unsupported = shaped.getParentBlock()->getParentOp();
+    unsupported = source.unknownAt;
     return Value();
   }
 
