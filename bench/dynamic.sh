@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Dynamic batch (issue 16): one plan for every batch size. Plans the zoo MLP
+# Dynamic batch (issue 16): one plan for every batch size. Plans a zoo model
 # with --dynamic=batch through --memplan-pipeline and prints, per batch size,
 # the lower bound (peak live bytes at that size) and arena/LB for
 #   partitions  tract's scheme (symbolic-algorithm=partitions)
@@ -9,28 +9,31 @@
 #   static      a plan packed for exactly that size (what a compiler that
 #               recompiles per shape gets)
 #   bounded     one static plan at the bound, used for every size (XLA)
-# usage: bench/dynamic.sh [knobs...]   (run after building; default knobs are
-# an MNIST-sized MLP: --depth=4 --width=1024 --inputs=784 --classes=10)
+# usage: [MODEL=mlp|cnn|transformer] [BOUND=N] [SIZES="1 8 ..."]
+#        bench/dynamic.sh [knobs...]
+# (run after building; the default is an MNIST-sized MLP: --depth=4
+# --width=1024 --inputs=784 --classes=10, bound 4096, sizes 1 8 64 512 4096)
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 BIN="$ROOT/build/bin"
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
+MODEL=${MODEL:-mlp}
 KNOBS=${*:-"--depth=4 --width=1024 --inputs=784 --classes=10"}
-BOUND=4096
-SIZES="1 8 64 512 4096"
+BOUND=${BOUND:-4096}
+SIZES=${SIZES:-"1 8 64 512 4096"}
 EVAL=$(for s in $SIZES; do printf 'B=%s;' "$s"; done)
 # shellcheck disable=SC2086
-"$BIN/memplan-zoo" --model=mlp --dynamic=batch $KNOBS -o "$TMP/mlp.mlir"
+"$BIN/memplan-zoo" --model="$MODEL" --dynamic=batch $KNOBS -o "$TMP/mlp.mlir"
 "$BIN/memplan-opt" --memplan-pipeline="bounds=B=$BOUND eval=$EVAL report=$TMP/auto.json" \
   "$TMP/mlp.mlir" -o /dev/null
 "$BIN/memplan-opt" --memplan-pipeline="bounded=true bounds=B=$BOUND report=$TMP/bounded.json" \
   "$TMP/mlp.mlir" -o /dev/null
-python3 - "$TMP/auto.json" "$TMP/bounded.json" "$KNOBS" "$BOUND" <<'PY'
+python3 - "$TMP/auto.json" "$TMP/bounded.json" "$MODEL $KNOBS" "$BOUND" <<'PY'
 import json, sys
 auto = next(f for f in json.load(open(sys.argv[1]))["functions"] if f["name"] == "train_step")
 bounded = next(f for f in json.load(open(sys.argv[2]))["functions"] if f["name"] == "train_step")
-print(f"MLP `{sys.argv[3]}`, dynamic batch B, bound B={sys.argv[4]}, "
+print(f"`{sys.argv[3]}`, dynamic batch B, bound B={sys.argv[4]}, "
       f"{len(auto['buffers'])} planned buffers; arena/LB per batch size:\n")
 print("| B | LB | partitions | ordered | auto (runs) | static at B | bounded at B=" + sys.argv[4] + " |")
 print("|---|---|---|---|---|---|---|")

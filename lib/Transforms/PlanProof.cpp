@@ -84,6 +84,16 @@ public:
       return Poly::variable(static_cast<unsigned>(source.value));
     case DimensionSource::Index:
       return translate(source.index);
+    case DimensionSource::Product:
+      if (productDepth < kMaxProductDepth) {
+        ++productDepth;
+        Poly product = Poly::constant(1);
+        for (int64_t sd : source.dims)
+          product = product * dim(source.index, sd);
+        --productDepth;
+        return product;
+      }
+      break;
     case DimensionSource::Unknown:
       break;
     }
@@ -224,6 +234,7 @@ private:
   const DenseMap<Value, bool> &conditions;
   DenseMap<std::pair<Value, int64_t>, uint64_t> &opaqueKeys;
   DenseMap<Value, Poly> memo;
+  unsigned productDepth = 0;
 };
 
 /// The conditions of the arith.select ops the values in `roots` depend on
@@ -302,6 +313,30 @@ DimensionSource mlir::memplan::traceDimension(Value shaped, int64_t d,
       shaped = op->getOperand(0);
       continue;
     }
+    // Reshapes: an expanded dimension is its output_shape entry; a
+    // collapsed one the product of its group of source dimensions.
+    auto expanded = [&](SmallVector<OpFoldResult> outputShape) {
+      OpFoldResult size = outputShape[d];
+      if (auto value = dyn_cast<Value>(size))
+        return index(value);
+      source.kind = DimensionSource::Static;
+      source.value = cast<IntegerAttr>(cast<Attribute>(size)).getInt();
+      return source;
+    };
+    if (auto expand = dyn_cast<memref::ExpandShapeOp>(op))
+      return expanded(expand.getMixedOutputShape());
+    if (auto expand = dyn_cast<tensor::ExpandShapeOp>(op))
+      return expanded(expand.getMixedOutputShape());
+    auto collapsed = [&](Value src, SmallVector<ReassociationIndices> groups) {
+      source.kind = DimensionSource::Product;
+      source.index = src;
+      source.dims.assign(groups[d].begin(), groups[d].end());
+      return source;
+    };
+    if (auto collapse = dyn_cast<memref::CollapseShapeOp>(op))
+      return collapsed(collapse.getSrc(), collapse.getReassociationIndices());
+    if (auto collapse = dyn_cast<tensor::CollapseShapeOp>(op))
+      return collapsed(collapse.getSrc(), collapse.getReassociationIndices());
     // Subviews and slices that keep their rank: the size operand.
     if (auto slice = dyn_cast<OffsetSizeAndStrideOpInterface>(op);
         slice &&

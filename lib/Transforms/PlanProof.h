@@ -18,17 +18,22 @@ namespace memplan {
 
 /// Where dimension `d` of a shaped value comes from, through casts: a static
 /// size, one of the function's size symbols (a dimension of an argument,
-/// or an index argument), the index operand of the allocation, view or
-/// tensor.empty that made it (or of a rank-keeping slice), or nothing known
+/// or an index argument), the index operand of the allocation, view,
+/// tensor.empty or expand_shape that made it (or of a rank-keeping slice),
+/// the product of dimensions of a collapse_shape's source, or nothing known
 /// (`unknownAt`: the op it stopped at).
 struct DimensionSource {
-  enum Kind { Static, Symbol, Index, Unknown } kind = Unknown;
+  enum Kind { Static, Symbol, Index, Product, Unknown } kind = Unknown;
   /// Static: the size; Symbol: the symbol's position in getSymbols().
   int64_t value = 0;
-  /// Index: the value that sizes the dimension.
+  /// Index: the value that sizes the dimension; Product: the shaped value
+  /// whose dimensions `dims` multiply to it.
   Value index;
+  SmallVector<int64_t> dims;
   Operation *unknownAt = nullptr;
 };
+/// How many collapse_shape products deep a dimension is followed.
+constexpr unsigned kMaxProductDepth = 16;
 DimensionSource traceDimension(Value shaped, int64_t d,
                                const SymbolicSizes &sizes);
 

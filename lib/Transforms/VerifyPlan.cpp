@@ -237,6 +237,7 @@ private:
   /// The index value dimension `d` of `shaped` is, or null with knownDim
   /// set (a static dimension or a symbol). Follows casts.
   std::optional<int64_t> knownDim;
+  unsigned productDepth = 0;
   Value dimSource(Value shaped, int64_t d) {
     DimensionSource source = traceDimension(shaped, d, sizes);
     switch (source.kind) {
@@ -248,6 +249,28 @@ private:
       return Value();
     case DimensionSource::Index:
       return source.index;
+    case DimensionSource::Product: {
+      if (productDepth >= kMaxProductDepth) {
+        unsupported = source.index.getDefiningOp()
+                          ? source.index.getDefiningOp()
+                          : shaped.getDefiningOp();
+        return Value();
+      }
+      ++productDepth;
+      std::optional<int64_t> product = 1;
+      for (int64_t sd : source.dims) {
+        std::optional<int64_t> size = dimOf(source.index, sd);
+        product =
+            size && product ? llvm::checkedMul(*product, *size) : std::nullopt;
+        if (unsupported)
+          break;
+      }
+      --productDepth;
+      if (!unsupported && !product)
+        undefined = true; // a factor undefined here, or an overflow
+      knownDim = product;
+      return Value();
+    }
     case DimensionSource::Unknown:
       break;
     }
@@ -281,9 +304,13 @@ private:
         undefined = true;
         return std::nullopt;
       }
+      knownDim.reset();
       Value size = dimSource(op->getOperand(0), *index);
-      if (!size)
+      if (!size) {
+        if (!knownDim && !unsupported)
+          undefined = true;
         return knownDim;
+      }
       return operandValue(size, needed);
     }
     // Every other supported op: its operands first.

@@ -27,7 +27,9 @@ Value Emitter::inverseRows(Value x) {
   int64_t n = shapeOf(x)[0];
   if (n != ShapedType::kDynamic)
     return cst(1.0 / n);
-  Value count = arith::IndexCastOp::create(b, loc, b.getI64Type(), dynamicSize);
+  Value size = sizesFromInputs ? tensor::DimOp::create(b, loc, x, 0).getResult()
+                               : dynamicSize;
+  Value count = arith::IndexCastOp::create(b, loc, b.getI64Type(), size);
   Value rows = arith::SIToFPOp::create(b, loc, ft, count);
   return arith::DivFOp::create(b, loc, cst(1.0), rows);
 }
@@ -60,7 +62,15 @@ Value Emitter::generic(ArrayRef<Value> ins, ArrayRef<AffineMap> inMaps,
                        ArrayRef<int64_t> outShape, AffineMap outMap,
                        ArrayRef<utils::IteratorType> iterTypes, BodyFn body,
                        std::optional<double> init) {
-  Value out = init ? full(outShape, *init) : empty(outShape);
+  Value out;
+  if (sizesFromInputs) {
+    out = tensor::EmptyOp::create(b, loc, outShape, ft,
+                                  outputSizes(ins, inMaps, outShape, outMap));
+    if (init)
+      out = linalg::FillOp::create(b, loc, cst(*init), out).getResult(0);
+  } else {
+    out = init ? full(outShape, *init) : empty(outShape);
+  }
   SmallVector<AffineMap> maps(inMaps.begin(), inMaps.end());
   maps.push_back(outMap);
   auto op = linalg::GenericOp::create(
@@ -69,6 +79,29 @@ Value Emitter::generic(ArrayRef<Value> ins, ArrayRef<AffineMap> inMaps,
         linalg::YieldOp::create(nb, nl, body(nb, nl, args));
       });
   return op.getResult(0);
+}
+
+SmallVector<Value> Emitter::outputSizes(ArrayRef<Value> ins,
+                                        ArrayRef<AffineMap> inMaps,
+                                        ArrayRef<int64_t> outShape,
+                                        AffineMap outMap) {
+  SmallVector<Value> sizes;
+  for (auto [j, extent] : llvm::enumerate(outShape)) {
+    if (!ShapedType::isDynamic(extent))
+      continue;
+    Value found;
+    AffineExpr loop = outMap.getResult(j);
+    for (auto [in, inMap] : llvm::zip(ins, inMaps)) {
+      auto t = dyn_cast<RankedTensorType>(in.getType());
+      for (unsigned p = 0; t && !found && p < inMap.getNumResults(); ++p)
+        if (inMap.getResult(p) == loop && t.isDynamicDim(p))
+          found = tensor::DimOp::create(b, loc, in, p);
+      if (found)
+        break;
+    }
+    sizes.push_back(found ? found : dynamicSize);
+  }
+  return sizes;
 }
 
 Value Emitter::map(ArrayRef<Value> ins, BodyFn body) {

@@ -30,6 +30,12 @@ public:
   /// The run-time size of every dynamic dimension (memplan-zoo --dynamic):
   /// the batch, an index value of the function being emitted.
   Value dynamicSize;
+  /// When set, a generic's dynamic output dimensions take their size from
+  /// an input that the same loop indexes (tensor.dim), and `inverseRows`
+  /// from the tensor itself: for models with several dynamic sizes (the
+  /// transformer's batch B and its B * S token rows). `dynamicSize` stays
+  /// the size where no input gives one.
+  bool sizesFromInputs = false;
 
   RankedTensorType type(ArrayRef<int64_t> shape) const {
     return RankedTensorType::get(shape, ft);
@@ -51,6 +57,11 @@ public:
   /// computed from `dynamicSize` for a dynamic one.
   Value inverseRows(Value x);
   Value full(ArrayRef<int64_t> shape, double value);
+  /// The sizes of a generic's dynamic output dimensions (see
+  /// sizesFromInputs).
+  SmallVector<Value> outputSizes(ArrayRef<Value> ins,
+                                 ArrayRef<AffineMap> inMaps,
+                                 ArrayRef<int64_t> outShape, AffineMap outMap);
 
   /// A linalg.generic over `dims` loops producing `outShape` through `outMap`.
   /// When `reduce` is set, the output starts at `init` and the body's last

@@ -41,7 +41,8 @@ public:
 
   std::string validate() const override {
     if (k.layers <= 0 || k.dModel <= 0 || k.heads <= 0 || k.seq <= 0 ||
-        k.batch <= 0 || k.vocab <= 0 || k.ffnMult <= 0)
+        (k.batch <= 0 && k.batch != ShapedType::kDynamic) || k.vocab <= 0 ||
+        k.ffnMult <= 0)
       return "transformer: layers, d-model, heads, seq, batch, vocab and "
              "ffn-mult must be positive";
     if (k.dModel % k.heads != 0)
@@ -89,17 +90,33 @@ private:
                   LayerNormCache &cache) const;
   Value layerNormGrad(Emitter &e, Value dy, const LayerNormCache &cache,
                       Value &dg, Value &db) const;
-  Value toHeads(Emitter &e, Value x) const;   // [N, D] -> [B, S, H, E]
+  Value toHeads(Emitter &e, Value x) const; // [N, D] -> [B, S, H, E]
+  /// [N, ...] -> [B, S, ...]: `x` expanded to `shape`, its first
+  /// dimension split into batch and sequence (a dynamic batch is
+  /// e.dynamicSize).
+  Value splitTokens(Emitter &e, Value x, ArrayRef<int64_t> shape,
+                    ArrayRef<ReassociationIndices> groups) const;
   Value fromHeads(Emitter &e, Value x) const; // [B, S, H, E] -> [N, D]
 
   TransformerKnobs k;
 };
 
+Value Transformer::splitTokens(Emitter &e, Value x, ArrayRef<int64_t> shape,
+                               ArrayRef<ReassociationIndices> groups) const {
+  auto type = RankedTensorType::get(shape, e.ft);
+  if (!ShapedType::isDynamic(k.batch))
+    return tensor::ExpandShapeOp::create(e.b, e.loc, type, x, groups);
+  SmallVector<OpFoldResult> sizes;
+  for (int64_t size : shape)
+    sizes.push_back(ShapedType::isDynamic(size)
+                        ? OpFoldResult(e.dynamicSize)
+                        : OpFoldResult(e.b.getIndexAttr(size)));
+  return tensor::ExpandShapeOp::create(e.b, e.loc, type, x, groups, sizes);
+}
+
 Value Transformer::toHeads(Emitter &e, Value x) const {
   int64_t hd = k.dModel / k.heads;
-  auto type = RankedTensorType::get({k.batch, k.seq, k.heads, hd}, e.ft);
-  return tensor::ExpandShapeOp::create(
-      e.b, e.loc, type, x, SmallVector<ReassociationIndices>{{0, 1}, {2, 3}});
+  return splitTokens(e, x, {k.batch, k.seq, k.heads, hd}, {{0, 1}, {2, 3}});
 }
 
 Value Transformer::fromHeads(Emitter &e, Value x) const {
@@ -167,7 +184,11 @@ Value Transformer::emit(Emitter &e, ValueRange batch, ValueRange ps,
                         SmallVectorImpl<Value> *grads) const {
   OpBuilder &b = e.b;
   Location loc = e.loc;
-  int64_t n = k.batch * k.seq, d = k.dModel;
+  bool dynamic = ShapedType::isDynamic(k.batch);
+  // With a dynamic batch the token rows N = B * S are dynamic too: output
+  // sizes come from the inputs (and 1 / N from the logits' rows).
+  e.sizesFromInputs = dynamic;
+  int64_t n = dynamic ? ShapedType::kDynamic : k.batch * k.seq, d = k.dModel;
   double scale = 1.0 / std::sqrt(double(d / k.heads));
   auto mul2 = [](OpBuilder &nb, Location nl, ValueRange a) -> Value {
     return arith::MulFOp::create(nb, nl, a[0], a[1]);
@@ -272,12 +293,22 @@ Value Transformer::emit(Emitter &e, ValueRange batch, ValueRange ps,
                        Value t = arith::AddFOp::create(nb, nl, lg, a[1]);
                        return arith::SubFOp::create(nb, nl, t, a[2]);
                      });
-  Value loss = e.scale(e.sumAll(rows), 1.0 / n);
+  // 1 / N: a constant in the bodies, or (dynamic batch) computed from the
+  // logits' rows at run time.
+  Value invRows = dynamic ? e.inverseRows(logits) : Value();
+  auto timesInvN = [&](OpBuilder &nb, Location nl, Value v) -> Value {
+    Value inv = dynamic ? invRows : e.cst(nb, 1.0 / double(n));
+    return arith::MulFOp::create(nb, nl, v, inv);
+  };
+  Value loss = dynamic ? e.map({e.sumAll(rows)},
+                               [&](OpBuilder &nb, Location nl, ValueRange a) {
+                                 return timesInvN(nb, nl, a[0]);
+                               })
+                       : e.scale(e.sumAll(rows), 1.0 / double(n));
   if (!grads)
     return loss;
 
   grads->assign(ps.size(), Value());
-  double invN = 1.0 / n;
   Value dlogits = e.generic(
       {sm.exp, sm.sum, targetsFlat},
       {e.idMap(2), e.dimsMap(2, {0}), e.dimsMap(2, {0})}, e.shapeOf(logits),
@@ -291,7 +322,7 @@ Value Transformer::emit(Emitter &e, ValueRange batch, ValueRange ps,
         Value one = arith::SelectOp::create(nb, nl, hit, e.cst(nb, 1.0),
                                             e.cst(nb, 0.0));
         Value diff = arith::SubFOp::create(nb, nl, p, one);
-        return arith::MulFOp::create(nb, nl, diff, e.cst(nb, invN));
+        return timesInvN(nb, nl, diff);
       });
   (*grads)[tail + 2] = e.matmul(zf, dlogits, true);
   Value dx = layerNormGrad(e, e.matmul(dlogits, ps[tail + 2], false, true), lnf,
@@ -379,9 +410,7 @@ Value Transformer::emit(Emitter &e, ValueRange batch, ValueRange ps,
     dx = e.add(dh, layerNormGrad(e, dz1, c.ln1, lg[0], lg[1]));
   }
   // Embedding and positions.
-  Value dx3 = tensor::ExpandShapeOp::create(
-      b, loc, RankedTensorType::get({k.batch, k.seq, d}, e.ft), dx,
-      SmallVector<ReassociationIndices>{{0, 1}, {2}});
+  Value dx3 = splitTokens(e, dx, {k.batch, k.seq, d}, {{0, 1}, {2}});
   (*grads)[1] = e.generic(
       {dx3}, {e.dimsMap(3, {2, 0, 1})}, {k.seq, d}, e.dimsMap(3, {0, 1}),
       e.iters(3, 2),

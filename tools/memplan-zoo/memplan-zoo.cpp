@@ -741,8 +741,10 @@ int main(int argc, char **argv) {
   if (!dynamicDims.empty() && dynamicDims != "batch")
     fail("unknown --dynamic '" + dynamicDims + "' (expected batch)");
   bool dynamic = dynamicDims == "batch";
-  if (dynamic && modelName != "mlp" && modelName != "cnn")
-    fail("--dynamic=batch supports --model=mlp and --model=cnn only so far");
+  if (dynamic && modelName != "mlp" && modelName != "cnn" &&
+      modelName != "transformer")
+    fail("--dynamic=batch supports --model=mlp, cnn and transformer only so "
+         "far");
   if (dynamic && targetName == "nvvm")
     fail("--dynamic=batch needs --target=cpu: memplan's device lowering "
          "supports static shapes only");
@@ -782,8 +784,14 @@ int main(int argc, char **argv) {
                 outChannels};
     model = makeUnet(k);
   } else if (modelName == "transformer") {
-    TransformerKnobs k{layers, dModel, heads, seq, batch < 0 ? 2 : batch,
-                       vocab,  ffnMult};
+    defaultBatch = orDefault(batch, 2);
+    TransformerKnobs k{layers,
+                       dModel,
+                       heads,
+                       seq,
+                       dynamic ? ShapedType::kDynamic : defaultBatch,
+                       vocab,
+                       ffnMult};
     model = makeTransformer(k);
   } else {
     fail("unknown model '" + modelName +
