@@ -19,13 +19,17 @@ bool mulOverflows(int64_t a, int64_t b, int64_t &out) {
   return __builtin_mul_overflow(a, b, &out);
 }
 
-/// Adds c * m to `p`.
+/// Adds c * m to `p` (terms stay sorted by monomial).
 void addTerm(Poly &p, const Monomial &m, int64_t c) {
   if (c == 0)
     return;
-  auto [it, inserted] = p.terms.emplace(m, c);
-  if (inserted)
+  auto it = std::lower_bound(p.terms.begin(), p.terms.end(), m,
+                             [](const std::pair<Monomial, int64_t> &t,
+                                const Monomial &key) { return t.first < key; });
+  if (it == p.terms.end() || it->first != m) {
+    p.terms.insert(it, {m, c});
     return;
+  }
   int64_t sum;
   if (addOverflows(it->second, c, sum)) {
     p.overflow = true;
@@ -68,7 +72,7 @@ Poly Poly::constant(int64_t c) {
 
 Poly Poly::variable(unsigned id) {
   Poly p;
-  p.terms.emplace(Monomial{id}, 1);
+  p.terms.push_back({Monomial{id}, 1});
   return p;
 }
 
@@ -329,20 +333,45 @@ bool Prover::reaches(const Poly &p, unsigned target) {
   return false;
 }
 
+uint64_t Prover::hashOf(const Poly &p) {
+  // FNV-1a over the monomials and coefficients (deterministic).
+  uint64_t h = 1469598103934665603ull;
+  auto mix = [&](uint64_t v) {
+    h ^= v;
+    h *= 1099511628211ull;
+  };
+  mix(p.overflow);
+  for (const auto &[m, c] : p.terms) {
+    mix(m.size());
+    for (unsigned v : m)
+      mix(v);
+    mix(static_cast<uint64_t>(c));
+  }
+  return h;
+}
+
 bool Prover::nonNegative(const Poly &d, unsigned depth) {
   if (d.overflow || !charge(d.terms.size() + 1))
     return false;
-  // A state already shown hopeless at this depth or deeper.
-  auto known = failed.find(d);
-  if (known != failed.end() && known->second >= depth)
-    return false;
+  // A state already shown hopeless at this depth or deeper (by hash, then
+  // by equality).
+  uint64_t h = hashOf(d);
+  auto bucket = failed.find(h);
+  if (bucket != failed.end())
+    for (const auto &[state, worst] : bucket->second)
+      if (worst >= depth && state == d)
+        return false;
   bool proven = search(d, depth);
   if (!proven && !exhausted()) {
-    auto [entry, inserted] = failed.try_emplace(d, depth);
-    if (inserted)
+    std::vector<std::pair<Poly, unsigned>> &states = failed[h];
+    auto same = std::find_if(states.begin(), states.end(),
+                             [&](const auto &s) { return s.first == d; });
+    if (same == states.end()) {
+      states.push_back({d, depth});
       charge(d.terms.size()); // what the memo holds counts as work too
-    else
-      entry->second = std::max(entry->second, depth);
+    } else {
+      same->second = std::max(same->second, depth);
+    }
   }
   return proven;
 }
@@ -376,7 +405,7 @@ bool Prover::search(const Poly &d, unsigned depth) {
       if ((c > 0) == (sign > 0) && occurrences(m, v) == 1 &&
           cofactorNonNegative(m, v)) {
         Poly rest;
-        rest.terms.emplace(without(m, v), c);
+        rest.terms.push_back({without(m, v), c});
         r = r + replacement * rest;
         changed = true;
       } else {

@@ -25,9 +25,12 @@
 #ifndef MEMPLAN_PLANNING_SYMBOLICPROOF_H
 #define MEMPLAN_PLANNING_SYMBOLICPROOF_H
 
+#include "llvm/ADT/SmallVector.h"
+
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <unordered_map>
 #include <vector>
 
 namespace mlir {
@@ -35,13 +38,14 @@ namespace memplan {
 namespace proof {
 
 /// A product of variables (ids, sorted, repeats for powers); empty for the
-/// constant term.
-using Monomial = std::vector<unsigned>;
+/// constant term. Inline storage: most have at most two factors.
+using Monomial = llvm::SmallVector<unsigned, 3>;
 
-/// A polynomial with int64 coefficients (no zero coefficient is stored).
-/// Operations that would overflow a coefficient leave `overflow` set.
+/// A polynomial with int64 coefficients: its terms sorted by monomial, no
+/// zero coefficient stored. Operations that would overflow a coefficient
+/// leave `overflow` set.
 struct Poly {
-  std::map<Monomial, int64_t> terms;
+  std::vector<std::pair<Monomial, int64_t>> terms;
   bool overflow = false;
 
   static Poly constant(int64_t c);
@@ -126,8 +130,10 @@ private:
   /// Per target: what reaches() decided for the atoms above it.
   std::map<unsigned, std::map<unsigned, bool>> reach;
   std::vector<uint64_t> atomAlignment;
-  /// States with no proof found, with the depth they were searched at.
-  std::map<Poly, unsigned> failed;
+  /// States with no proof found, with the depth they were searched at,
+  /// by hash.
+  std::unordered_map<uint64_t, std::vector<std::pair<Poly, unsigned>>> failed;
+  static uint64_t hashOf(const Poly &p);
   uint64_t work = 0, workLimit;
   uint64_t invalidAtoms = 0;
 };
