@@ -1,0 +1,88 @@
+// A while loop as frontends write it on tensors (a rank-0 counter and
+// condition, a vector accumulator), put through what compilers run before
+// bufferizing: scf-to-cf, then upstream linalg-detensorize, which turns the
+// rank-0 tensors into scalars and leaves the accumulator carried around a
+// loop of blocks. memplan cannot give a buffer carried across iterations one
+// static slot: @f is left unplanned with a located warning and the report
+// says why; @main is planned; the planned program prints the unplanned
+// program's bits.
+//
+// RUN: mlir-opt %s --pass-pipeline='builtin.module(func.func(convert-scf-to-cf,linalg-detensorize{aggressive-mode}),canonicalize)' > %t.cf.mlir
+// RUN: FileCheck %s --check-prefix=DETENSORIZED --input-file=%t.cf.mlir
+// RUN: memplan-opt --memplan-prepare %t.cf.mlir | mlir-opt %bufferize \
+// RUN:   | memplan-opt --memplan-lower-to-llvm \
+// RUN:   | mlir-runner -e main -entry-point-result=void %runner_libs | grep -v "base@" > %t.unplanned
+// RUN: memplan-opt --memplan-pipeline="report=%t.json" %t.cf.mlir 2> %t.warnings \
+// RUN:   | mlir-runner -e main -entry-point-result=void %runner_libs | grep -v "base@" > %t.planned
+// RUN: diff %t.unplanned %t.planned
+// RUN: FileCheck %s --check-prefix=OUT --input-file=%t.planned
+// RUN: FileCheck %s --check-prefix=WARN --input-file=%t.warnings
+// RUN: FileCheck %s --check-prefix=REPORT --input-file=%t.json
+
+// The counter and the condition are scalars now; the accumulator is a block
+// argument of the loop header.
+// DETENSORIZED: ^bb1(%{{.*}}: tensor<16xf32>, %{{.*}}: i32):
+// DETENSORIZED-NOT: tensor<i32>
+// DETENSORIZED: return %{{.*}} : tensor<16xf32>
+// Five halvings towards 1 from 0..15: x -> x/2 + 1/2.
+// OUT: [0.96875, 1, 1.03125, 1.0625, 1.09375, 1.125, 1.15625, 1.1875, 1.21875, 1.25, 1.28125, 1.3125, 1.34375, 1.375, 1.40625, 1.4375]
+// WARN: warning: memplan leaves @f unplanned: buffer allocated inside a loop of blocks is carried across iterations
+// REPORT: "name": "f",
+// REPORT: "unplanned": "buffer allocated inside a loop of blocks is carried across iterations
+
+#id = affine_map<(i) -> (i)>
+#s = affine_map<() -> ()>
+func.func private @printMemrefF32(memref<*xf32>)
+
+func.func @f(%x: tensor<16xf32>, %n: tensor<i32>) -> tensor<16xf32> {
+  %zero = arith.constant dense<0> : tensor<i32>
+  %one = arith.constant dense<1> : tensor<i32>
+  %r:2 = scf.while (%acc = %x, %i = %zero) : (tensor<16xf32>, tensor<i32>) -> (tensor<16xf32>, tensor<i32>) {
+    %e0 = tensor.empty() : tensor<i1>
+    %lt = linalg.generic {indexing_maps = [#s, #s, #s], iterator_types = []}
+        ins(%i, %n : tensor<i32>, tensor<i32>) outs(%e0 : tensor<i1>) {
+    ^bb0(%a: i32, %b: i32, %o: i1):
+      %c = arith.cmpi slt, %a, %b : i32
+      linalg.yield %c : i1
+    } -> tensor<i1>
+    %cond = tensor.extract %lt[] : tensor<i1>
+    scf.condition(%cond) %acc, %i : tensor<16xf32>, tensor<i32>
+  } do {
+  ^bb0(%a: tensor<16xf32>, %j: tensor<i32>):
+    %e = tensor.empty() : tensor<16xf32>
+    %g = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+        ins(%a : tensor<16xf32>) outs(%e : tensor<16xf32>) {
+    ^bb0(%v: f32, %o: f32):
+      %h = arith.constant 0.5 : f32
+      %m = arith.mulf %v, %h : f32
+      %s2 = arith.addf %m, %h : f32
+      linalg.yield %s2 : f32
+    } -> tensor<16xf32>
+    %e1 = tensor.empty() : tensor<i32>
+    %j1 = linalg.generic {indexing_maps = [#s, #s, #s], iterator_types = []}
+        ins(%j, %one : tensor<i32>, tensor<i32>) outs(%e1 : tensor<i32>) {
+    ^bb0(%a1: i32, %b1: i32, %o1: i32):
+      %t = arith.addi %a1, %b1 : i32
+      linalg.yield %t : i32
+    } -> tensor<i32>
+    scf.yield %g, %j1 : tensor<16xf32>, tensor<i32>
+  }
+  return %r#0 : tensor<16xf32>
+}
+
+func.func @main() {
+  %e = tensor.empty() : tensor<16xf32>
+  %x = linalg.generic {indexing_maps = [#id], iterator_types = ["parallel"]} outs(%e : tensor<16xf32>) {
+  ^bb0(%o: f32):
+    %i = linalg.index 0 : index
+    %i32 = arith.index_cast %i : index to i32
+    %v = arith.sitofp %i32 : i32 to f32
+    linalg.yield %v : f32
+  } -> tensor<16xf32>
+  %n = arith.constant dense<5> : tensor<i32>
+  %r = func.call @f(%x, %n) : (tensor<16xf32>, tensor<i32>) -> tensor<16xf32>
+  %m = bufferization.to_buffer %r : tensor<16xf32> to memref<16xf32>
+  %u = memref.cast %m : memref<16xf32> to memref<*xf32>
+  func.call @printMemrefF32(%u) : (memref<*xf32>) -> ()
+  return
+}
