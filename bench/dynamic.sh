@@ -19,16 +19,20 @@ BIN="$ROOT/build/bin"
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 MODEL=${MODEL:-mlp}
+if [ $# -eq 0 ] && [ "$MODEL" != mlp ]; then
+  echo "bench/dynamic.sh: give the $MODEL's knobs (the defaults are the MLP's)" >&2
+  exit 2
+fi
 KNOBS=${*:-"--depth=4 --width=1024 --inputs=784 --classes=10"}
 BOUND=${BOUND:-4096}
 SIZES=${SIZES:-"1 8 64 512 4096"}
 EVAL=$(for s in $SIZES; do printf 'B=%s;' "$s"; done)
 # shellcheck disable=SC2086
-"$BIN/memplan-zoo" --model="$MODEL" --dynamic=batch $KNOBS -o "$TMP/mlp.mlir"
+"$BIN/memplan-zoo" --model="$MODEL" --dynamic=batch $KNOBS -o "$TMP/step.mlir"
 "$BIN/memplan-opt" --memplan-pipeline="bounds=B=$BOUND eval=$EVAL report=$TMP/auto.json" \
-  "$TMP/mlp.mlir" -o /dev/null
+  "$TMP/step.mlir" -o /dev/null
 "$BIN/memplan-opt" --memplan-pipeline="bounded=true bounds=B=$BOUND report=$TMP/bounded.json" \
-  "$TMP/mlp.mlir" -o /dev/null
+  "$TMP/step.mlir" -o /dev/null
 python3 - "$TMP/auto.json" "$TMP/bounded.json" "$MODEL $KNOBS" "$BOUND" <<'PY'
 import json, sys
 auto = next(f for f in json.load(open(sys.argv[1]))["functions"] if f["name"] == "train_step")

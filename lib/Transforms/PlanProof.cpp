@@ -337,9 +337,18 @@ DimensionSource mlir::memplan::traceDimension(Value shaped, int64_t d,
       return collapsed(collapse.getSrc(), collapse.getReassociationIndices());
     if (auto collapse = dyn_cast<tensor::CollapseShapeOp>(op))
       return collapsed(collapse.getSrc(), collapse.getReassociationIndices());
-    // Subviews and slices that keep their rank: the size operand.
-    if (auto slice = dyn_cast<OffsetSizeAndStrideOpInterface>(op);
-        slice &&
+    // An insert_slice has its destination's shape.
+    if (auto insert = dyn_cast<tensor::InsertSliceOp>(op)) {
+      shaped = insert.getDest();
+      continue;
+    }
+    // Subviews, extracted slices and reinterpret casts that keep their
+    // rank: the size operand is the result's size. (Not every op with
+    // offsets, sizes and strides: an insert_slice's sizes are its source's.)
+    auto slice = dyn_cast<OffsetSizeAndStrideOpInterface>(op);
+    if (slice &&
+        isa<memref::SubViewOp, tensor::ExtractSliceOp,
+            memref::ReinterpretCastOp>(op) &&
         static_cast<int64_t>(slice.getMixedSizes().size()) == type.getRank()) {
       OpFoldResult size = slice.getMixedSizes()[d];
       if (auto value = dyn_cast<Value>(size))

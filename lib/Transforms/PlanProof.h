@@ -32,8 +32,9 @@ struct DimensionSource {
   SmallVector<int64_t> dims;
   Operation *unknownAt = nullptr;
 };
-/// How many collapse_shape products deep a dimension is followed.
-constexpr unsigned kMaxProductDepth = 16;
+/// How many collapse_shape products deep a dimension is followed (a
+/// recursion, so a constant).
+constexpr unsigned kMaxProductDepth = 64;
 DimensionSource traceDimension(Value shaped, int64_t d,
                                const SymbolicSizes &sizes);
 

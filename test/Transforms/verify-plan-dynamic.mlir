@@ -278,3 +278,91 @@ func.func @overAligned(%n: index {memplan.symbols = "n"}) {
   "test.use"(%a) : (memref<?xi8>) -> ()
   return
 }
+
+// -----
+
+// Reshapes (review, 2026-11-26): a collapse_shape's dimension is the product of
+// its group; a clash that needs B * S > B + S is found at B=3,S=3, and the same
+// plan with the second view at 4 * B * S is proven.
+// expected-remark @+1 {{@apart2: offsets computed at run time, proven for every size without 64-bit overflow (1 pair of buffers live at once)}}
+func.func @apart2(%x: memref<?x?xf32> {memplan.symbols = ["B", "S"]}) {
+  %c0 = arith.constant 0 : index
+  %c4 = arith.constant 4 : index
+  %flat = memref.collapse_shape %x [[0, 1]] : memref<?x?xf32> into memref<?xf32>
+  %n = memref.dim %flat, %c0 : memref<?xf32>
+  %bytes = arith.muli %n, %c4 : index
+  %size = arith.addi %bytes, %bytes : index
+  %arena = memplan.arena alignment(64) size(%size) : memref<?xi8>
+  %v = memplan.dynamic_view %arena[%c0][%n] alignment(64) : memref<?xi8> to memref<?xf32>
+  %w = memplan.dynamic_view %arena[%bytes][%n] alignment(4) : memref<?xi8> to memref<?xf32>
+  linalg.copy ins(%v : memref<?xf32>) outs(%w : memref<?xf32>)
+  return
+}
+
+// -----
+
+// The second view at 4 * (B + S): apart only while B * S <= B + S.
+func.func @collapseClash(%x: memref<?x?xf32> {memplan.symbols = ["B", "S"]}) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %flat = memref.collapse_shape %x [[0, 1]] : memref<?x?xf32> into memref<?xf32>
+  %n = memref.dim %flat, %c0 : memref<?xf32>
+  %b = memref.dim %x, %c0 : memref<?x?xf32>
+  %s = memref.dim %x, %c1 : memref<?x?xf32>
+  %bs = arith.addi %b, %s : index
+  %off = arith.muli %bs, %c4 : index
+  %bytes = arith.muli %n, %c4 : index
+  %size = arith.addi %bytes, %off : index
+  %arena = memplan.arena alignment(64) size(%size) : memref<?xi8>
+  // expected-note @+1 {{clashes with this buffer}}
+  %v = memplan.dynamic_view %arena[%c0][%n] alignment(64) : memref<?xi8> to memref<?xf32>
+  // expected-error @+1 {{at B=3,S=3: buffers overlap in time and share bytes}}
+  %w = memplan.dynamic_view %arena[%off][%n] alignment(4) : memref<?xi8> to memref<?xf32>
+  linalg.copy ins(%v : memref<?xf32>) outs(%w : memref<?xf32>)
+  return
+}
+// -----
+
+// A dimension of an insert_slice is its destination's (B here), not the
+// inserted slice's (1): an earlier version read the slice's size and both
+// checks accepted two views of 4 * B bytes 4 bytes apart (found by review).
+func.func @insertSlice(%x: memref<?xf32> {memplan.symbols = ["B"]}) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  %b = memref.dim %x, %c0 : memref<?xf32>
+  %t = tensor.empty(%b) : tensor<?xf32>
+  %s = tensor.empty(%c1) : tensor<?xf32>
+  %ins = tensor.insert_slice %s into %t[0] [%c1] [1] : tensor<?xf32> into tensor<?xf32>
+  %m = tensor.dim %ins, %c0 : tensor<?xf32>
+  %arena = memplan.arena alignment(64) size(%c8) : memref<?xi8>
+  %v = memplan.dynamic_view %arena[%c0][%m] alignment(64) : memref<?xi8> to memref<?xf32>
+  // expected-error @+1 {{at B=2: view [4, 12) ends past its arena of 8 bytes}}
+  %w = memplan.dynamic_view %arena[%c4][%m] alignment(4) : memref<?xi8> to memref<?xf32>
+  linalg.copy ins(%v : memref<?xf32>) outs(%w : memref<?xf32>)
+  return
+}
+
+// -----
+
+// An expand_shape's dimension is its output_shape entry (here the middle
+// one): proven.
+// expected-remark @+1 {{@expandMid: offsets computed at run time, proven for every size without 64-bit overflow (1 pair of buffers live at once)}}
+func.func @expandMid(%x: memref<?xf32> {memplan.symbols = ["B"]}, %y: memref<?xf32> {memplan.symbols = ["C"]}) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c32 = arith.constant 32 : index
+  %b = memref.dim %x, %c0 : memref<?xf32>
+  %cc = memref.dim %y, %c0 : memref<?xf32>
+  %e = memref.expand_shape %x [[0, 1, 2]] output_shape [4, %b, 2] : memref<?xf32> into memref<4x?x2xf32>
+  %m = memref.dim %e, %c1 : memref<4x?x2xf32>
+  %bytes = arith.muli %b, %c32 : index
+  %size = arith.addi %bytes, %bytes : index
+  %arena = memplan.arena alignment(64) size(%size) : memref<?xi8>
+  %v = memplan.dynamic_view %arena[%c0][%m] alignment(64) : memref<?xi8> to memref<4x?x2xf32>
+  %w = memplan.dynamic_view %arena[%bytes][%m] alignment(4) : memref<?xi8> to memref<4x?x2xf32>
+  linalg.copy ins(%v : memref<4x?x2xf32>) outs(%w : memref<4x?x2xf32>)
+  return
+}

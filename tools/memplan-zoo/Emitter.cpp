@@ -99,7 +99,13 @@ SmallVector<Value> Emitter::outputSizes(ArrayRef<Value> ins,
       if (found)
         break;
     }
-    sizes.push_back(found ? found : dynamicSize);
+    // Every dynamic output dimension of the models that set
+    // sizesFromInputs is indexed by some input; a generic without one would
+    // get the batch size where it may need another (B * S).
+    if (!found)
+      llvm::report_fatal_error("memplan-zoo internal error: no input gives "
+                               "the size of a dynamic output dimension");
+    sizes.push_back(found);
   }
   return sizes;
 }

@@ -4,8 +4,8 @@
 // rank-0 tensors into scalars and leaves the accumulator carried around a
 // loop of blocks. memplan cannot give a buffer carried across iterations one
 // static slot: @f is left unplanned with a located warning and the report
-// says why; @main is planned; the planned program prints the unplanned
-// program's bits.
+// says why; @main's own temporary is planned in its arena; the planned
+// program prints the unplanned program's bits.
 //
 // RUN: mlir-opt %s --pass-pipeline='builtin.module(func.func(convert-scf-to-cf,linalg-detensorize{aggressive-mode}),canonicalize)' > %t.cf.mlir
 // RUN: FileCheck %s --check-prefix=DETENSORIZED --input-file=%t.cf.mlir
@@ -24,11 +24,13 @@
 // DETENSORIZED: ^bb1(%{{.*}}: tensor<16xf32>, %{{.*}}: i32):
 // DETENSORIZED-NOT: tensor<i32>
 // DETENSORIZED: return %{{.*}} : tensor<16xf32>
-// Five halvings towards 1 from 0..15: x -> x/2 + 1/2.
-// OUT: [0.96875, 1, 1.03125, 1.0625, 1.09375, 1.125, 1.15625, 1.1875, 1.21875, 1.25, 1.28125, 1.3125, 1.34375, 1.375, 1.40625, 1.4375]
+// Five halvings towards 1 from 2 i + 1, i = 0..15 (x -> x/2 + 1/2): 1 + i/16.
+// OUT: [1, 1.0625, 1.125, 1.1875, 1.25, 1.3125, 1.375, 1.4375, 1.5, 1.5625, 1.625, 1.6875, 1.75, 1.8125, 1.875, 1.9375]
 // WARN: warning: memplan leaves @f unplanned: buffer allocated inside a loop of blocks is carried across iterations
 // REPORT: "name": "f",
 // REPORT: "unplanned": "buffer allocated inside a loop of blocks is carried across iterations
+// REPORT: "arena_bytes": 128,
+// REPORT: "name": "main",
 
 #id = affine_map<(i) -> (i)>
 #s = affine_map<() -> ()>
@@ -79,8 +81,25 @@ func.func @main() {
     %v = arith.sitofp %i32 : i32 to f32
     linalg.yield %v : f32
   } -> tensor<16xf32>
+  // A temporary of @main's own, planned in its arena: 2 x, then + 1.
+  %e2 = tensor.empty() : tensor<16xf32>
+  %t = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%x : tensor<16xf32>) outs(%e2 : tensor<16xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %two = arith.constant 2.0 : f32
+    %w = arith.mulf %v, %two : f32
+    linalg.yield %w : f32
+  } -> tensor<16xf32>
+  %e3 = tensor.empty() : tensor<16xf32>
+  %y = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%t : tensor<16xf32>) outs(%e3 : tensor<16xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %c1 = arith.constant 1.0 : f32
+    %w = arith.addf %v, %c1 : f32
+    linalg.yield %w : f32
+  } -> tensor<16xf32>
   %n = arith.constant dense<5> : tensor<i32>
-  %r = func.call @f(%x, %n) : (tensor<16xf32>, tensor<i32>) -> tensor<16xf32>
+  %r = func.call @f(%y, %n) : (tensor<16xf32>, tensor<i32>) -> tensor<16xf32>
   %m = bufferization.to_buffer %r : tensor<16xf32> to memref<16xf32>
   %u = memref.cast %m : memref<16xf32> to memref<*xf32>
   func.call @printMemrefF32(%u) : (memref<*xf32>) -> ()
