@@ -33,8 +33,8 @@ public:
   /// When set, a generic's dynamic output dimensions take their size from
   /// an input that the same loop indexes (tensor.dim), and `inverseRows`
   /// from the tensor itself: for models with several dynamic sizes (the
-  /// transformer's batch B and its B * S token rows). `dynamicSize` stays
-  /// the size where no input gives one.
+  /// transformer's batch B and its B * S token rows); a generic with a
+  /// dynamic output dimension no input indexes is an internal error.
   bool sizesFromInputs = false;
 
   RankedTensorType type(ArrayRef<int64_t> shape) const {
@@ -54,7 +54,8 @@ public:
     return b.getIndexAttr(d);
   }
   /// 1 / (dimension 0 of `x`), as a float: a constant for a static size,
-  /// computed from `dynamicSize` for a dynamic one.
+  /// computed at run time for a dynamic one (from `dynamicSize`, or from
+  /// `x` itself with sizesFromInputs).
   Value inverseRows(Value x);
   Value full(ArrayRef<int64_t> shape, double value);
   /// The sizes of a generic's dynamic output dimensions (see
