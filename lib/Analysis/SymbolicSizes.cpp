@@ -10,6 +10,7 @@
 #include "mlir/Dialect/Affine/Utils.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/Interfaces/ValueBoundsOpInterface.h"
 #include "llvm/ADT/StringSet.h"
@@ -115,6 +116,32 @@ FailureOr<AffineExpr> SymbolicSizes::getByteSize(Location loc, Value value,
     auto arg = dyn_cast<BlockArgument>(v);
     return arg && arg.getOwner() == entry;
   };
+  // Upstream's value bounds index a shaped value's dimensions by a dim
+  // op's constant index without checking it: refuse an index out of range
+  // (undefined behaviour at run time anyway) before asking them.
+  if (!dimsChecked) {
+    Operation *bad = nullptr;
+    func.walk([&](Operation *op) {
+      if (!isa<memref::DimOp, tensor::DimOp>(op))
+        return WalkResult::advance();
+      std::optional<int64_t> index = getConstantIntValue(op->getOperand(1));
+      int64_t rank = cast<ShapedType>(op->getOperand(0).getType()).getRank();
+      if (index && (*index < 0 || *index >= rank)) {
+        bad = op;
+        return WalkResult::interrupt();
+      }
+      return WalkResult::advance();
+    });
+    dimsChecked = !bad;
+    if (bad)
+      return bad->emitError("dimension index ")
+             << *getConstantIntValue(bad->getOperand(1))
+             << " is out of range for a value of rank "
+             << cast<ShapedType>(bad->getOperand(0).getType()).getRank()
+             << ": memplan cannot size the buffers of @" << func.getName();
+  }
+  if (!*dimsChecked)
+    return failure();
   AffineExpr bytes = getAffineConstantExpr(elementBytes, ctx);
   for (int64_t d = 0; d < shaped.getRank(); ++d) {
     if (!shaped.isDynamicDim(d)) {

@@ -91,6 +91,9 @@ private:
 
   FunctionOpInterface func;
   SmallVector<SizeSymbol> symbols;
+  /// Whether the function's dim ops were checked (a constant dimension
+  /// index out of range crashes upstream's value bounds), and the result.
+  std::optional<bool> dimsChecked;
 };
 
 /// `expr` (symbols only, no dimensions) at the given symbol values, with
