@@ -16,6 +16,8 @@
 # compile time); exit 1 if any failed or none passed, 2 on bad arguments.
 set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+# shellcheck source=../common.sh
+source "$ROOT/bench/common.sh" # report_fields
 [ $# -eq 2 ] || { sed -n '2,14p' "$0" >&2; exit 2; }
 DIR="$1"
 RES="$2"
@@ -46,9 +48,11 @@ for refused in "$DIR"/report/*.refused; do
   skipped "$(basename "$refused" .refused): refused at compile time: $(cut -c1-200 "$refused")"
 done
 
-# Planned vs unplanned, GPU vs CPU (zoo-gpu.test).
-for m in mlp gpt cnn unet; do
-  [ -f "$RES/$m.planned.out" ] || continue
+# Planned vs unplanned, GPU vs CPU (zoo-gpu.test): the models with a CPU
+# reference.
+for ref in "$DIR"/ref/*.cpu; do
+  [ -f "$ref" ] || continue
+  m=$(basename "$ref" .cpu)
   if same "$m.unplanned" "$m.planned"; then
     ok "$m: planned = unplanned on the GPU (bit-identical)"
   else
@@ -74,11 +78,12 @@ PY
 # Budgets (budgets-and-steps.test, and the real models of issue 19 whose
 # unplanned reference runs one step: step 1's loss must be the same, and the
 # budgets' losses of every step the same as the unbudgeted plan's).
+REAL=$(cut -d' ' -f1 "$DIR/twins")
 for ref in "$RES"/*.unplanned.out; do
   m=$(basename "$ref" .unplanned.out)
-  case "$m" in mlp|gpt|cnn|unet) continue ;; esac
+  [ -f "$DIR/ref/$m.cpu" ] && continue # checked above
   real=0
-  case "$m" in gpt2-small|resnet-like|unet-real) real=1 ;; esac
+  grep -qxF "$m" <<<"$REAL" && real=1
   for v in p0 090 050 033; do
     [ -f "$RES/$m.$v.out" ] || continue
     if [ "$real" = 1 ]; then
@@ -102,7 +107,7 @@ for ref in "$RES"/*.unplanned.out; do
     fi
     # The arena the runtime allocated on the device is the planned one.
     ran=$(grep -oE '^memplan-runtime: arena_allocations=[0-9]+ arena_bytes=[0-9]+' "$RES/$m.$v.out" | grep -oE '[0-9]+$')
-    planned=$(python3 "$ROOT/bench/report_fields.py" "$DIR/report/$m.$v.json" train_step arena_bytes 2>/dev/null)
+    planned=$(report_fields "$DIR/report/$m.$v.json" train_step arena_bytes 2>/dev/null)
     if [ -n "$ran" ] && [ "$ran" = "$planned" ]; then
       ok "$m.$v: the device arena is the planned one ($ran bytes)"
     else
@@ -132,14 +137,14 @@ if [ -f "$RES/steps.out" ]; then
 fi
 
 # PyTorch twins: the same loss (docs/GPU.md states the tolerance). Every
-# twin prepare.sh listed must have run.
-while read -r m _; do
-  twin="$RES/twin.$m.out"
-  if [ ! -f "$twin" ]; then bad "$m: the PyTorch twin did not run"; continue; fi
-  prog="$m.planned"
+# real model's twin must have run; a toy model's is checked when it ran
+# (run.sh TOY_TWINS=1).
+twin_check() {
+  local m="$1" twin="$RES/twin.$1.out" prog="$1.planned"
   [ -f "$RES/$prog.out" ] || prog="$m.p0"
   # Step 1's loss on both sides.
-  mine=$( [ -f "$RES/$prog.out" ] && first "$prog" | tr -d '[]')
+  local mine theirs
+  mine=$([ -f "$RES/$prog.out" ] && first "$prog" | tr -d '[]')
   theirs=$(grep -oE 'loss_step1=[^ ]+' "$twin" | cut -d= -f2)
   if [ -n "$mine" ] && [ -n "$theirs" ] &&
     python3 -c "import sys; a,b=float('$mine'),float('$theirs'); sys.exit(0 if abs(a-b) <= 1e-3*max(abs(a),abs(b)) else 1)"; then
@@ -147,6 +152,14 @@ while read -r m _; do
   else
     bad "$m: PyTorch twin's loss '$theirs' vs memplan's '$mine'"
   fi
+}
+while read -r m _; do
+  if [ -f "$RES/twin.$m.out" ]; then twin_check "$m"; else bad "$m: the PyTorch twin did not run"; fi
 done <"$DIR/twins"
+if [ -f "$DIR/twins.toy" ]; then
+  while read -r m _; do
+    [ -f "$RES/twin.$m.out" ] && twin_check "$m"
+  done <"$DIR/twins.toy"
+fi
 echo "$pass checks passed, $fail failed, $skip skipped"
 [ "$fail" = 0 ] && [ "$pass" -gt 0 ]

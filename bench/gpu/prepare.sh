@@ -9,7 +9,10 @@
 #                       (mlir-runner), for the GPU-vs-CPU comparison
 #   DIR/report/NAME.json  the plan reports (arena, LB, budget)
 #   DIR/programs        one line per program: NAME (run order)
-#   DIR/twins           one line per PyTorch twin run: NAME ARGS...
+#   DIR/twins           the real models, one line each: NAME and the
+#                       memplan-zoo/torch_twins.py knobs (run.sh runs each
+#                       twin; check.sh requires it)
+#   DIR/twins.toy       the same for the toy models (run with TOY_TWINS=1)
 #   DIR/bench           run.sh and torch_twins.py
 # Then carry DIR to the GPU machine, run bench/gpu/run.sh there, and check
 # the results here with bench/gpu/check.sh (docs/GPU.md, "Running the GPU
@@ -23,6 +26,8 @@
 #      3) printing each step's loss, and unplanned for one step.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+# shellcheck source=../common.sh
+source "$ROOT/bench/common.sh" # ZOO_MODELS, report_fields
 BIN="${MEMPLAN_BIN:-$ROOT/build/bin}"
 LLVM_BIN=/usr/lib/llvm-22/bin
 LIBS="-shared-libs=/usr/lib/llvm-22/lib/libmlir_runner_utils.so,/usr/lib/llvm-22/lib/libmlir_c_runner_utils.so"
@@ -36,6 +41,7 @@ rm -rf "$DIR/bin" "$DIR/ref" "$DIR/report" "$DIR/mlir" "$DIR/bench"
 mkdir -p "$DIR/bin" "$DIR/ref" "$DIR/report" "$DIR/mlir" "$DIR/bench"
 : >"$DIR/programs"
 : >"$DIR/twins"
+: >"$DIR/twins.toy"
 cp "$ROOT"/bench/gpu/run.sh "$ROOT"/bench/gpu/torch_twins.py "$DIR/bench/"
 
 log() { echo "prepare: $*" >&2; }
@@ -60,9 +66,7 @@ cpuref() {
 }
 
 # arena NAME: train_step's packed arena in the report of NAME.
-arena() {
-  python3 "$ROOT/bench/report_fields.py" "$DIR/report/$1.json" train_step arena_bytes
-}
+arena() { report_fields "$DIR/report/$1.json" train_step arena_bytes; }
 
 if [ "$WHAT" != real ]; then
   # lit's cuda-gpu probe: a PTX kernel loaded, launched and read back.
@@ -81,7 +85,7 @@ if [ "$WHAT" != real ]; then
     compile "$name.unplanned" "$DIR/mlir/$name.mlir" --no-plan
     # shellcheck disable=SC2086
     cpuref "$name" $args
-    echo "$name $args" >>"$DIR/twins"
+    echo "$name $args" >>"$DIR/twins.toy"
   done
   # test/Integration/GPU/budgets-and-steps.test
   for spec in "mlpb:--model=mlp --depth=8 --width=32 --batch=128" \
@@ -103,11 +107,12 @@ if [ "$WHAT" != real ]; then
 fi
 
 if [ "$WHAT" != toy ]; then
-  for spec in "gpt2-small:--model=transformer --layers=12 --d-model=768 --heads=12 --seq=1024 --batch=8 --vocab=50257" \
-              "resnet-like:--model=cnn --stages=4 --blocks=4 --channels=64 --image=56 --classes=1000 --batch=32" \
-              "unet-real:--model=unet --levels=4 --channels=64 --image=256 --batch=8 --in-channels=3 --out-channels=2"; do
-    name="${spec%%:*}"
-    args="${spec#*:}"
+  # The realistic sizes of bench/common.sh (the U-Net as unet-real, apart
+  # from the toy unet's programs).
+  for model in gpt2-small resnet-like unet; do
+    name=$model
+    [ "$model" = unet ] && name=unet-real
+    args="${ZOO_MODELS[$model]}"
     # shellcheck disable=SC2086
     "$BIN/memplan-zoo" $args --main=run --target=nvvm --steps="$REAL_STEPS" --print=loss >"$DIR/mlir/$name.mlir"
     # The unplanned reference runs one step: it allocates every buffer of

@@ -51,8 +51,11 @@ one() {
   echo "$name: exit $rc, $wall s $(grep -h -m1 -E 'median_later_step_ms|error' "$RES/$name.out" "$RES/$name.err" 2>/dev/null | head -1)" >>"$summary"
 }
 
-# The toy suite first (seconds each: at most $TOY_CAP), then the real
-# models. Nothing else runs when the probe (lit's cuda-gpu feature) fails.
+# The real models are the ones with a twin line (DIR/twins); the rest of
+# DIR/programs is the toy suite, run first (seconds each: at most $TOY_CAP).
+# Nothing else runs when the probe (lit's cuda-gpu feature) fails.
+REAL=$(cut -d' ' -f1 "$DIR/twins")
+is_real() { grep -qxF "${1%.*}" <<<"$REAL"; }
 TOY_CAP="${TOY_CAP:-30}"
 if grep -qx probe "$DIR/programs"; then
   one "$TOY_CAP" probe "$DIR/bin/probe"
@@ -63,29 +66,31 @@ if grep -qx probe "$DIR/programs"; then
     exit 1
   fi
 fi
-while read -r name; do
-  case "$name" in probe|gpt2-small.*|resnet-like.*|unet-real.*|*.p0|*.unplanned|*.0[0-9][0-9]) ;; *) one "$TOY_CAP" "$name" "$DIR/bin/$name" ;; esac
-done <"$DIR/programs"
-while read -r name; do
-  case "$name" in gpt2-small.*|resnet-like.*|unet-real.*) continue ;; esac
-  case "$name" in *.p0|*.unplanned|*.0[0-9][0-9]) one "$TOY_CAP" "$name" "$DIR/bin/$name" ;; esac
-done <"$DIR/programs"
+# Toy programs: the planned ones and the loop, then the references and
+# budgets.
+toy_programs() {
+  while read -r name; do
+    [ "$name" = probe ] || is_real "$name" || echo "$name"
+  done <"$DIR/programs"
+}
+for name in $(toy_programs | grep -vE '\.(p0|unplanned|[0-9]{3})$') \
+            $(toy_programs | grep -E '\.(p0|unplanned|[0-9]{3})$'); do
+  one "$TOY_CAP" "$name" "$DIR/bin/$name"
+done
 # The toy models' twins only with TOY_TWINS=1 (checked on the CPU by
 # bench/gpu/torch_twins.py's author; each costs a CUDA start-up).
 have_torch=0
 python3 -c "import torch" 2>/dev/null && have_torch=1
 [ "$have_torch" = 1 ] || echo "python3 has no torch here: no PyTorch twin runs" >>"$summary"
-if [ "${TOY_TWINS:-0}" = 1 ] && [ "$have_torch" = 1 ]; then
+if [ "${TOY_TWINS:-0}" = 1 ] && [ "$have_torch" = 1 ] && [ -f "$DIR/twins.toy" ]; then
   while read -r name args; do
-    case "$name" in gpt2-small|resnet-like|unet-real) continue ;; esac
     # shellcheck disable=SC2086
     one 120 "twin.$name" python3 "$DIR/bench/torch_twins.py" $args
-  done <"$DIR/twins"
+  done <"$DIR/twins.toy"
 fi
 # The real models: every model's planned program and its twin first, then
 # the unplanned programs, then the budgets, so that a slow model leaves the
 # others their first numbers.
-REAL="gpt2-small resnet-like unet-real"
 for model in $REAL; do
   grep -qx "$model.p0" "$DIR/programs" || continue
   one "$PER_PROGRAM" "$model.p0" "$DIR/bin/$model.p0"

@@ -59,7 +59,9 @@ def main():
     if len(sys.argv) != 3:
         sys.exit(__doc__)
     dir_, res = sys.argv[1], sys.argv[2]
-    models = ["gpt2-small", "resnet-like", "unet-real"]
+    # The real models: those with a PyTorch twin line (prepare.sh).
+    with open(os.path.join(dir_, "twins")) as f:
+        models = [line.split()[0] for line in f if line.strip()]
     print("| model | arena GiB | LB GiB | memplan device GiB | process GiB "
           "| step ms | PyTorch allocated GiB | PyTorch reserved GiB | PyTorch step ms "
           "| memplan / reserved | memplan / allocated |")

@@ -6,6 +6,8 @@
 
 #include "memplan/Planning/SymbolicProof.h"
 
+#include "llvm/ADT/STLExtras.h"
+
 #include <algorithm>
 #include <tuple>
 
@@ -239,12 +241,10 @@ bool Prover::variableNonNegative(unsigned id) {
   case Atom::ClampNonNegative:
     result = true;
     break;
-  case Atom::AlignUp: {
-    // Copied: the proof below may add atoms (and move `atoms`).
-    Poly arg = a->args.front();
-    result = nonNegative(arg, kMaxDepth);
+  case Atom::AlignUp:
+    // Proofs add no atoms: `a` stays valid.
+    result = nonNegative(a->args.front(), kMaxDepth);
     break;
-  }
   case Atom::Opaque:
     result = false;
     break;
@@ -415,29 +415,16 @@ bool Prover::search(const Poly &d, unsigned depth) {
     return r;
   };
 
+  auto hasAtom = [&](const Monomial &m) {
+    return llvm::any_of(m, [&](unsigned v) { return atomOf(v) != nullptr; });
+  };
   // The atom to cancel: the largest atom in a negative term (an offset
-  // below this one, usually), and the largest atom in a positive term that
-  // can reach it through lower bounds (outermost first: atoms are made
-  // after their arguments); without an atom to cancel, the largest positive
-  // atom. Its lower bounds are tried in turn, those that cannot reach the
-  // target skipped.
-  std::optional<unsigned> target, positive, negative;
+  // below this one, usually).
+  std::optional<unsigned> target;
   for (const auto &[m, c] : d.terms)
     for (unsigned v : m)
       if (c < 0 && atomOf(v) && (!target || v > *target))
         target = v;
-  for (const auto &[m, c] : d.terms)
-    for (unsigned v : m) {
-      const Atom *a = atomOf(v);
-      if (c > 0 && a && a->kind != Atom::Opaque &&
-          (!positive || v > *positive) && (!target || reaches(v, *target)))
-        positive = v;
-      if (c < 0 && (!negative || v > *negative) &&
-          (a ? a->kind != Atom::Opaque : bounds[v].has_value()))
-        negative = v;
-    }
-  if (exhausted())
-    return false;
   // With an atom to cancel, the non-negative terms that cannot reach it do
   // not help: they are dropped (sound: D >= what is left). That keeps the
   // states along different paths down to the target equal, so the memo of
@@ -446,19 +433,18 @@ bool Prover::search(const Poly &d, unsigned depth) {
     Poly kept;
     bool dropped = false;
     for (const auto &[m, c] : d.terms) {
-      bool useful = c < 0 || !cofactorNonNegative(m, ~0u);
-      for (unsigned v : m)
-        useful |= reaches(v, *target);
-      bool hasAtom = false;
-      for (unsigned v : m)
-        hasAtom |= atomOf(v) != nullptr;
-      if (useful || !hasAtom)
+      bool useful =
+          c < 0 || !cofactorNonNegative(m, ~0u) ||
+          llvm::any_of(m, [&](unsigned v) { return reaches(v, *target); });
+      if (useful || !hasAtom(m))
         addTerm(kept, m, c);
       else
         dropped = true;
     }
     if (dropped)
       return nonNegative(kept, depth);
+    if (exhausted())
+      return false;
   }
   // Nothing to cancel but terms of symbols: one atom's lower bounds must
   // cover them. The other atom terms are non-negative and can be dropped,
@@ -469,10 +455,7 @@ bool Prover::search(const Poly &d, unsigned depth) {
     std::vector<std::pair<unsigned, int64_t>> single;
     bool droppable = true;
     for (const auto &[m, c] : d.terms) {
-      bool hasAtom = false;
-      for (unsigned v : m)
-        hasAtom |= atomOf(v) != nullptr;
-      if (!hasAtom) {
+      if (!hasAtom(m)) {
         addTerm(symbolTerms, m, c);
         continue;
       }
@@ -495,9 +478,26 @@ bool Prover::search(const Poly &d, unsigned depth) {
       return false;
     }
   }
+  // The largest atom in a positive term that can reach the target through
+  // lower bounds (outermost first: atoms are made after their arguments);
+  // without a target, the largest positive atom. Its lower bounds are tried
+  // in turn, those that cannot reach the target skipped. Then an upper
+  // bound for the largest variable in a negative term.
+  std::optional<unsigned> positive, negative;
+  for (const auto &[m, c] : d.terms)
+    for (unsigned v : m) {
+      const Atom *a = atomOf(v);
+      if (c > 0 && a && a->kind != Atom::Opaque &&
+          (!positive || v > *positive) && (!target || reaches(v, *target)))
+        positive = v;
+      if (c < 0 && (!negative || v > *negative) &&
+          (a ? a->kind != Atom::Opaque : bounds[v].has_value()))
+        negative = v;
+    }
+  if (exhausted())
+    return false;
   if (positive) {
-    // Copied: proofs below may add atoms.
-    Atom a = *atomOf(*positive);
+    const Atom &a = *atomOf(*positive);
     std::vector<Poly> lower;
     switch (a.kind) {
     case Atom::Max:
@@ -524,22 +524,20 @@ bool Prover::search(const Poly &d, unsigned depth) {
     }
   }
   if (negative) {
-    // An upper bound for the largest variable in a negative term.
     std::optional<Poly> upper;
     if (const Atom *a = atomOf(*negative)) {
-      Atom copy = *a;
-      switch (copy.kind) {
+      switch (a->kind) {
       case Atom::AlignUp:
-        upper = copy.args.front() +
-                Poly::constant(static_cast<int64_t>(copy.alignment - 1));
+        upper = a->args.front() +
+                Poly::constant(static_cast<int64_t>(a->alignment - 1));
         break;
       case Atom::Max:
         // max(a, b) <= a + b holds, but trading an offset for the sum of
         // what lies below it only grows the search: no upper bound.
         break;
       case Atom::ClampNonNegative:
-        if (nonNegative(copy.args.front(), depth - 1))
-          upper = copy.args.front();
+        if (nonNegative(a->args.front(), depth - 1))
+          upper = a->args.front();
         break;
       case Atom::Opaque:
         break;

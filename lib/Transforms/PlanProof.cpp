@@ -26,9 +26,8 @@
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Interfaces/DataLayoutInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
-#include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/SetVector.h"
 
-#include <map>
 #include <set>
 
 using namespace mlir;
@@ -204,16 +203,10 @@ private:
         if (args[1 - k].constantValue() == 0)
           return prover.atom({Atom::ClampNonNegative, {args[k]}, 1, 0});
     }
-    if (isa<arith::MaxSIOp, arith::MaxUIOp>(op)) {
-      // Signed and unsigned agree on non-negative values.
-      if (prover.provedNonNegative(args[0]) &&
-          prover.provedNonNegative(args[1])) {
-        std::vector<Poly> both{args[0], args[1]};
-        std::sort(both.begin(), both.end());
-        return prover.atom({Atom::Max, std::move(both), 1, 0});
-      }
-      return opaque(v);
-    }
+    // Signed and unsigned agree on non-negative values: a Max atom, which
+    // the prover makes an unknown value unless both are proven so.
+    if (isa<arith::MaxSIOp, arith::MaxUIOp>(op))
+      return prover.atom({Atom::Max, {args[0], args[1]}, 1, 0});
     // x & -a with a a power of two: x rounded down to a multiple of a, that
     // is (x - a + 1) rounded up.
     if (std::optional<int64_t> mask = args[1].constantValue()) {
@@ -364,6 +357,12 @@ DimensionSource mlir::memplan::traceDimension(Value shaped, int64_t d,
   return source;
 }
 
+int64_t mlir::memplan::getViewAlignment(Operation *view) {
+  if (auto placed = dyn_cast<ViewOp>(view))
+    return placed.getPlacement().getAlignment();
+  return cast<DynamicViewOp>(view).getAlignment();
+}
+
 PlanProof mlir::memplan::provePlan(FunctionOpInterface func,
                                    ArrayRef<ArenaOp> arenas,
                                    const FunctionLifetimes &lifetimes,
@@ -397,19 +396,16 @@ PlanProof mlir::memplan::provePlan(FunctionOpInterface func,
       return result;
     }
     ViewInfo info{op, static_cast<unsigned>(arena - arenas.begin()), root.live};
+    info.alignment = getViewAlignment(op);
     // An offset aligned to more than the arena is no better aligned than
     // the arena itself (memplan-verify-plan reports this as an error).
-    int64_t viewAlignment = isa<ViewOp>(op)
-                                ? cast<ViewOp>(op).getPlacement().getAlignment()
-                                : cast<DynamicViewOp>(op).getAlignment();
-    if (viewAlignment > static_cast<int64_t>(ArenaOp(*arena).getAlignment())) {
+    if (info.alignment > static_cast<int64_t>(ArenaOp(*arena).getAlignment())) {
       result.why = "a view aligned to more than its arena";
       return result;
     }
     if (auto view = dyn_cast<ViewOp>(op)) {
       info.staticOffset = view.getPlacement().getOffset();
       info.staticBytes = view.getPlacement().getSize();
-      info.alignment = view.getPlacement().getAlignment();
     } else {
       auto dynamicView = cast<DynamicViewOp>(op);
       std::optional<uint64_t> element = getElementStorageBytes(
@@ -419,7 +415,6 @@ PlanProof mlir::memplan::provePlan(FunctionOpInterface func,
         return result;
       }
       info.offset = dynamicView.getOffset();
-      info.alignment = dynamicView.getAlignment();
       info.elementBytes = *element;
       roots.push_back(info.offset);
       llvm::append_range(roots, dynamicView.getSizes());
@@ -449,7 +444,6 @@ PlanProof mlir::memplan::provePlan(FunctionOpInterface func,
     return views[a].live.start < views[b].live.start;
   });
   auto failAt = [&](Operation *op, const std::string &what) {
-    result.proven = false;
     result.pairs = 0;
     std::string where;
     llvm::raw_string_ostream os(where);
@@ -498,7 +492,6 @@ PlanProof mlir::memplan::provePlan(FunctionOpInterface func,
       continue;
     // Each view: aligned, at a non-negative offset, inside its arena.
     for (auto [k, view] : llvm::enumerate(views)) {
-
       if (offset[k].overflow || bytes[k].overflow)
         return failAt(view.op, "an offset or size too large to reason about");
       if (prover.alignmentOf(offset[k]) < static_cast<uint64_t>(view.alignment))
@@ -506,7 +499,6 @@ PlanProof mlir::memplan::provePlan(FunctionOpInterface func,
                                    std::to_string(view.alignment));
       if (!prover.provedNonNegative(offset[k]))
         return failAt(view.op, "no proof that the offset is not negative");
-
       std::optional<bool> inside =
           prover.geq(arenaSize[view.arena], offset[k] + bytes[k]);
       if (!inside || !*inside)
@@ -522,9 +514,7 @@ PlanProof mlir::memplan::provePlan(FunctionOpInterface func,
           continue;
         const Poly &oa = offset[order[i]], &ob = offset[order[j]];
         const Poly &ba = bytes[order[i]], &bb = bytes[order[j]];
-
         std::optional<bool> above = prover.geq(ob, oa + ba);
-
         if (above && *above) {
           result.pairs += mask == 0;
           continue;
@@ -534,12 +524,10 @@ PlanProof mlir::memplan::provePlan(FunctionOpInterface func,
           result.pairs += mask == 0;
           continue;
         }
-
         return failAt(b.op, "no proof that this view and one live at the same "
                             "time are apart");
       }
   }
   result.proven = true;
-
   return result;
 }

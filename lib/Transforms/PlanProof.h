@@ -38,6 +38,10 @@ constexpr unsigned kMaxProductDepth = 64;
 DimensionSource traceDimension(Value shaped, int64_t d,
                                const SymbolicSizes &sizes);
 
+/// The alignment a memplan.view (its placement's) or memplan.dynamic_view
+/// promises for its offset.
+int64_t getViewAlignment(Operation *view);
+
 struct PlanProof {
   bool proven = false;
   /// Why not, when not proven (for the remark).

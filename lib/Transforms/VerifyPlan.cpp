@@ -136,8 +136,7 @@ struct VerifyPlanPass
       if (root.returned)
         return view.emitError("view escapes its function: a buffer in the "
                               "arena is returned");
-      if (failed(
-              checkAlignment(view, view.getPlacement().getAlignment(), *arena)))
+      if (failed(checkAlignment(view, getViewAlignment(view), *arena)))
         return failure();
       PlacementAttr placement = view.getPlacement();
       uint64_t offset = placement.getOffset(), size = placement.getSize();
@@ -514,6 +513,33 @@ VerifyPlanPass::verifySampled(FunctionOpInterface func,
   DataLayout layout = DataLayout::closest(func);
   auto budget =
       func->getAttrOfType<IntegerAttr>(MemplanDialect::getBudgetAttrName());
+  // The views, each checked once for what does not depend on the sizes:
+  // its arena, that it is not returned, its alignment against the arena's.
+  struct PlacedRoot {
+    Operation *op;
+    const Root *root;
+    size_t arena;
+  };
+  SmallVector<PlacedRoot> placedRoots;
+  for (const Root &root : lifetimes.getRoots()) {
+    Operation *op = root.value.getDefiningOp();
+    if (!op || !isa<ViewOp, DynamicViewOp>(op))
+      continue;
+    Value arenaValue = op->getOperand(0);
+    auto *arena = llvm::find_if(
+        arenas, [&](ArenaOp a) { return arenaValue == a.getResult(); });
+    if (arena == arenas.end())
+      return op->emitError(
+          "view does not take one of its function's memplan.arenas");
+    if (root.returned)
+      return op->emitError("view escapes its function: a buffer in the "
+                           "arena is returned");
+    if (failed(checkAlignment(op, getViewAlignment(op), *arena)))
+      return failure();
+    placedRoots.push_back(
+        {op, &root, static_cast<size_t>(arena - arenas.begin())});
+  }
+
   unsigned checked = 0;
   for (const SmallVector<uint64_t> &point : points) {
     std::string where;
@@ -552,25 +578,8 @@ VerifyPlanPass::verifySampled(FunctionOpInterface func,
                  << " bytes exceeds the budget of " << budget.getInt()
                  << " bytes";
     SmallVector<PlacedViews> groups(arenas.size());
-    for (const Root &root : lifetimes.getRoots()) {
-      Operation *op = root.value.getDefiningOp();
-      if (!op || !isa<ViewOp, DynamicViewOp>(op))
-        continue;
-      Value arenaValue = op->getOperand(0);
-      auto *arena = llvm::find_if(
-          arenas, [&](ArenaOp a) { return arenaValue == a.getResult(); });
-      if (arena == arenas.end())
-        return op->emitError(
-            "view does not take one of its function's memplan.arenas");
-      if (root.returned)
-        return op->emitError("view escapes its function: a buffer in the "
-                             "arena is returned");
-      if (failed(checkAlignment(
-              op,
-              isa<ViewOp>(op) ? cast<ViewOp>(op).getPlacement().getAlignment()
-                              : cast<DynamicViewOp>(op).getAlignment(),
-              *arena)))
-        return failure();
+    for (const PlacedRoot &placed : placedRoots) {
+      Operation *op = placed.op;
       int64_t offset = 0, bytes = 0, alignment = 1;
       if (auto view = dyn_cast<ViewOp>(op)) {
         offset = view.getPlacement().getOffset();
@@ -605,15 +614,16 @@ VerifyPlanPass::verifySampled(FunctionOpInterface func,
                  << where << ": offset " << offset
                  << " is not a multiple of the view's alignment " << alignment;
       }
-      int64_t arenaSize = arenaBytes[arena - arenas.begin()];
+      int64_t arenaSize = arenaBytes[placed.arena];
       if (arenaSize < 0 || offset > arenaSize - bytes)
         return op->emitError("at ")
                << where << ": view [" << offset << ", " << offset + bytes
                << ") ends past its arena of " << arenaSize << " bytes";
       if (bytes == 0)
         continue;
-      PlacedViews &group = groups[arena - arenas.begin()];
-      group.items.push_back({root.live, static_cast<uint64_t>(bytes), 1});
+      PlacedViews &group = groups[placed.arena];
+      group.items.push_back(
+          {placed.root->live, static_cast<uint64_t>(bytes), 1});
       group.offsets.push_back(offset);
       group.views.push_back(op);
     }
@@ -629,13 +639,14 @@ VerifyPlanPass::verifySampled(FunctionOpInterface func,
            << points.size() << " sample sizes";
   // Then a proof for every size, from the index code alone (the samples
   // above stay: they check the proof's claim where it is made, and they are
-  // what remains when no proof is found).
-  PlanProof proof;
-  if (proofWorkLimit == 0)
-    proof.why = "proof-work-limit=0";
-  else
-    proof = provePlan(func, arenas, lifetimes, *sizes, proofWorkLimit);
+  // what remains when no proof is found). The proof finds no clash the
+  // samples miss, it only certifies: it runs when its answer is reported.
   if (remarks) {
+    PlanProof proof;
+    if (proofWorkLimit == 0)
+      proof.why = "proof-work-limit=0";
+    else
+      proof = provePlan(func, arenas, lifetimes, *sizes, proofWorkLimit);
     InFlightDiagnostic remark = emitRemark(func.getLoc());
     remark << "memplan-verify-plan: @" << func.getName()
            << ": offsets computed at run time, ";

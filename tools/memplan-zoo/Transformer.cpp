@@ -300,11 +300,10 @@ Value Transformer::emit(Emitter &e, ValueRange batch, ValueRange ps,
     Value inv = dynamic ? invRows : e.cst(nb, 1.0 / double(n));
     return arith::MulFOp::create(nb, nl, v, inv);
   };
-  Value loss = dynamic ? e.map({e.sumAll(rows)},
-                               [&](OpBuilder &nb, Location nl, ValueRange a) {
-                                 return timesInvN(nb, nl, a[0]);
-                               })
-                       : e.scale(e.sumAll(rows), 1.0 / double(n));
+  Value loss =
+      e.map({e.sumAll(rows)}, [&](OpBuilder &nb, Location nl, ValueRange a) {
+        return timesInvN(nb, nl, a[0]);
+      });
   if (!grads)
     return loss;
 

@@ -265,8 +265,8 @@ def VerifyPlanPass : Pass<"memplan-verify-plan"> {
     equal to 0, 1, 2, 3, 7, 64, 1000, 4096, and eight fixed pseudo-random
     points in [0, 4096], each clamped to its bound. At each point where the
     sizes are defined every view must be aligned, inside its arena, and not
-    share a byte with a view live at the same time. That is evidence; then
-    the pass tries a proof for every size (within the symbols' bounds, where
+    share a byte with a view live at the same time. That is evidence; with
+    `remarks=true` the pass then tries a proof for every size (within the symbols' bounds, where
     they have them): the index code becomes polynomials over the symbols,
     with max, max(x, 0) and rounding up to a power of two as atoms whose
     bounds the prover uses (a run-time choice between plans, `arith.select`
