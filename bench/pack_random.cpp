@@ -4,7 +4,8 @@
 // instances"). For each of --count random instances (seeded: the same
 // --seed gives the same instances and the same plans: best and exact are
 // bounded by --work-limit),
-// runs every algorithm — greedy-size, greedy-time, best, exact, and best
+// runs every algorithm — greedy-size, greedy-time, first-fit-size,
+// first-fit-start, best, exact, and best
 // under a random capacity — and checks, with code of its own (not
 // checkPacking):
 //   * the plan: one aligned offset per buffer, no two buffers that overlap
@@ -190,6 +191,8 @@ int main(int argc, char **argv) {
   };
   const Run runs[] = {{"greedy-size", PackAlgorithm::GreedySize, false},
                       {"greedy-time", PackAlgorithm::GreedyTime, false},
+                      {"first-fit-size", PackAlgorithm::FirstFitSize, false},
+                      {"first-fit-start", PackAlgorithm::FirstFitStart, false},
                       {"best", PackAlgorithm::Best, false},
                       {"exact", PackAlgorithm::Exact, false},
                       {"best --capacity", PackAlgorithm::Best, true},

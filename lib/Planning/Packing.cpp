@@ -32,6 +32,10 @@ llvm::StringRef mlir::memplan::stringifyPackAlgorithm(PackAlgorithm algorithm) {
     return "greedy-size";
   case PackAlgorithm::GreedyTime:
     return "greedy-time";
+  case PackAlgorithm::FirstFitSize:
+    return "first-fit-size";
+  case PackAlgorithm::FirstFitStart:
+    return "first-fit-start";
   case PackAlgorithm::Best:
     return "best";
   case PackAlgorithm::Exact:
@@ -49,6 +53,9 @@ llvm::cl::ValuesClass mlir::memplan::packAlgorithmValues() {
       {value(PackAlgorithm::GreedySize, "size descending, best-fitting gap"),
        value(PackAlgorithm::GreedyTime,
              "start order, best fit over a free list"),
+       value(PackAlgorithm::FirstFitSize,
+             "size descending, lowest gap that fits"),
+       value(PackAlgorithm::FirstFitStart, "start order, lowest gap that fits"),
        value(PackAlgorithm::Best,
              "greedy portfolio, then the canonical search (default)"),
        value(PackAlgorithm::Exact,
@@ -358,13 +365,37 @@ struct Segment {
   int64_t peakStep = 0; // the first step where the live bytes reach it
 };
 
+/// Which gap a greedy placer takes: the smallest that fits (lowest offset
+/// on ties) or the lowest that fits.
+enum class Fit { Best, First };
+
+/// The offset for an item of `size` and `alignment` among `busy` (offset
+/// ranges, sorted by start; they may overlap or touch): in the gap `fit`
+/// picks, or on top of them.
+uint64_t fitAmong(ArrayRef<std::pair<uint64_t, uint64_t>> busy, uint64_t size,
+                  uint64_t alignment, Fit fit = Fit::Best) {
+  uint64_t cursor = 0, bestOffset = UINT64_MAX, bestGap = UINT64_MAX;
+  for (auto [lo, hi] : busy) {
+    if (lo > cursor) {
+      uint64_t at = alignUp(cursor, alignment);
+      if (at + size <= lo && lo - cursor < bestGap) {
+        bestGap = lo - cursor;
+        bestOffset = at;
+        if (fit == Fit::First)
+          return at;
+      }
+    }
+    cursor = std::max(cursor, hi);
+  }
+  return bestOffset == UINT64_MAX ? alignUp(cursor, alignment) : bestOffset;
+}
+
 /// The best-fitting offset for item `id` among the time-overlapping items
-/// marked `placed`: the smallest gap that fits (lowest offset on ties), or on
-/// top of them. `busy` is scratch space. Charges `budget` (when given) one
-/// unit, five per time-overlapping item looked at (a visit reads three
-/// arrays at scattered indices) and half of k log k for sorting the k busy
-/// ranges: weighted so that a unit here takes about as long as a unit of the
-/// canonical search (measured: docs/Packing.md).
+/// marked `placed` (fitAmong). `busy` is scratch space. Charges `budget`
+/// (when given) one unit, five per time-overlapping item looked at (a visit
+/// reads three arrays at scattered indices) and half of k log k for sorting
+/// the k busy ranges: weighted so that a unit here takes about as long as a
+/// unit of the canonical search (measured: docs/Packing.md).
 uint64_t bestFitOffset(const Segment &seg, const IntervalTree &tree,
                        uint32_t id, ArrayRef<uint64_t> offsets,
                        ArrayRef<uint8_t> placed,
@@ -382,43 +413,186 @@ uint64_t bestFitOffset(const Segment &seg, const IntervalTree &tree,
     budget->charge(1 + 5 * visited +
                    busy.size() * llvm::Log2_64_Ceil(busy.size() + 1) / 2);
   llvm::sort(busy);
-  uint64_t cursor = 0, bestOffset = UINT64_MAX, bestGap = UINT64_MAX;
-  for (auto [lo, hi] : busy) {
-    if (lo > cursor) {
-      uint64_t at = alignUp(cursor, item.alignment);
-      if (at + item.size <= lo && lo - cursor < bestGap) {
-        bestGap = lo - cursor;
-        bestOffset = at;
-      }
-    }
-    cursor = std::max(cursor, hi);
-  }
-  return bestOffset == UINT64_MAX ? alignUp(cursor, item.alignment)
-                                  : bestOffset;
+  return fitAmong(busy, item.size, item.alignment);
 }
 
-/// Places `order` one by one, each at its best-fitting offset
-/// (bestFitOffset) among the items of `order` placed before it. Returns the
-/// arena, or nullopt when it runs past `budget` or past `cutoff`.
-std::optional<uint64_t> placeInOrder(const Segment &seg,
-                                     const IntervalTree &tree,
+/// The busy offsets, by time, of the items a greedy placer has placed so far
+/// (items are only added: placeInOrder). Time is cut at the segment's
+/// distinct start times: two items overlap in time exactly when both live
+/// at some start time (the later start), so item i covers the leaves
+/// [first start >= its start, first start >= its end) of a segment tree over
+/// those starts. An added item's offset range goes into `here` of the
+/// canonical nodes of its leaves (it lives over the node's whole time) and
+/// into `within` of those nodes and of every node on the leaf-to-root paths
+/// of its first and last leaf (it lives at some time of the node). Each
+/// node keeps the union of its ranges, coalesced. The items overlapping a
+/// query are then exactly those in `within` of the query's canonical nodes
+/// or in `here` of the nodes on its two paths (a strict ancestor of a
+/// canonical node holds the query's first or last leaf; a node below a
+/// canonical node of an item lies on that item's paths). A query reads
+/// about 4 log n coalesced lists, which a dense packing keeps short, instead
+/// of every overlapping item. Nothing recurses.
+class BusyIndex {
+public:
+  using Run = std::pair<uint64_t, uint64_t>; // [lo, hi)
+
+  explicit BusyIndex(const Segment &seg) : items(seg.items) {
+    starts.reserve(seg.ids.size());
+    for (uint32_t id : seg.ids)
+      starts.push_back(items[id].live.start);
+    llvm::sort(starts);
+    starts.erase(std::unique(starts.begin(), starts.end()), starts.end());
+    leaves = llvm::PowerOf2Ceil(std::max<size_t>(starts.size(), 1));
+    here.resize(2 * leaves);
+    within.resize(2 * leaves);
+  }
+
+  void clear() {
+    for (auto &runs : here)
+      runs.clear();
+    for (auto &runs : within)
+      runs.clear();
+  }
+
+  /// About how many nodes one query and one add walk: four paths.
+  uint64_t nodesPerItem() const { return 4 * (llvm::Log2_64(leaves) + 1); }
+
+  /// Records item `id` at [offset, offset + size).
+  void add(uint32_t id, uint64_t offset) {
+    Run run{offset, offset + items[id].size};
+    auto [l, r] = leafRange(id);
+    forEachCanonical(l, r, [&](size_t node) {
+      insert(here[node], run);
+      insert(within[node], run);
+    });
+    for (size_t node : {l + leaves, r - 1 + leaves})
+      for (; node; node >>= 1)
+        insert(within[node], run);
+  }
+
+  /// The offset for item `id` among the items added (fitAmong); `lists`
+  /// counts the coalesced ranges read.
+  uint64_t place(uint32_t id, Fit fit, uint64_t &lists) {
+    auto [l, r] = leafRange(id);
+    sources.clear();
+    lists = 0;
+    auto source = [&](const llvm::SmallVector<Run, 0> &runs) {
+      if (!runs.empty()) {
+        sources.push_back({runs.begin(), runs.end()});
+        lists += runs.size();
+      }
+    };
+    forEachCanonical(l, r, [&](size_t node) { source(within[node]); });
+    for (size_t node : {l + leaves, r - 1 + leaves})
+      for (; node; node >>= 1)
+        source(here[node]);
+    // Concatenate the sorted lists, then merge neighbours pairwise:
+    // n log(lists) rather than n log n. Runs with equal starts may come in
+    // any order: fitAmong takes the furthest end.
+    auto byStart = [](const Run &a, const Run &b) { return a.first < b.first; };
+    busy.clear();
+    bounds.clear();
+    for (const Source &src : sources) {
+      bounds.push_back(busy.size());
+      busy.insert(busy.end(), src.first, src.second);
+    }
+    bounds.push_back(busy.size());
+    while (bounds.size() > 2) {
+      scratch.resize(busy.size());
+      size_t out = 0, k = 0;
+      for (; k + 2 < bounds.size(); k += 2) {
+        std::merge(busy.begin() + bounds[k], busy.begin() + bounds[k + 1],
+                   busy.begin() + bounds[k + 1], busy.begin() + bounds[k + 2],
+                   scratch.begin() + bounds[k], byStart);
+        bounds[out++] = bounds[k];
+      }
+      if (k + 1 < bounds.size()) {
+        std::copy(busy.begin() + bounds[k], busy.begin() + bounds[k + 1],
+                  scratch.begin() + bounds[k]);
+        bounds[out++] = bounds[k];
+      }
+      bounds[out++] = busy.size();
+      bounds.resize(out);
+      busy.swap(scratch);
+    }
+    return fitAmong(busy, items[id].size, items[id].alignment, fit);
+  }
+
+private:
+  std::pair<size_t, size_t> leafRange(uint32_t id) const {
+    const Interval &live = items[id].live;
+    size_t l = llvm::lower_bound(starts, live.start) - starts.begin();
+    size_t r = llvm::lower_bound(starts, live.end) - starts.begin();
+    return {l, r}; // l < r: the item's own start is a leaf
+  }
+
+  /// The canonical nodes of leaves [l, r), bottom-up.
+  template <typename Fn> void forEachCanonical(size_t l, size_t r, Fn fn) {
+    for (l += leaves, r += leaves; l < r; l >>= 1, r >>= 1) {
+      if (l & 1)
+        fn(l++);
+      if (r & 1)
+        fn(--r);
+    }
+  }
+
+  /// Adds `run` to the coalesced, sorted `runs`.
+  static void insert(llvm::SmallVectorImpl<Run> &runs, Run run) {
+    auto first = llvm::partition_point(
+        runs, [&](const Run &r) { return r.second < run.first; });
+    auto last = first;
+    while (last != runs.end() && last->first <= run.second) {
+      run.first = std::min(run.first, last->first);
+      run.second = std::max(run.second, last->second);
+      ++last;
+    }
+    if (first == last) {
+      runs.insert(first, run);
+      return;
+    }
+    *first = run;
+    runs.erase(first + 1, last);
+  }
+
+  ArrayRef<PackItem> items;
+  std::vector<int64_t> starts; // distinct, ascending: the leaves
+  size_t leaves = 1;           // a power of two >= starts.size()
+  std::vector<llvm::SmallVector<Run, 0>> here, within;
+  using Source = std::pair<const Run *, const Run *>;
+  std::vector<Source> sources;
+  std::vector<Run> busy, scratch;
+  std::vector<size_t> bounds; // where each list starts in busy, then its end
+};
+
+/// Work units per coalesced range a BusyIndex query reads and per node an
+/// item's query and add walk: a unit of the greedy placer then takes about
+/// as long as a unit of the canonical search (measured: docs/Packing.md).
+constexpr uint64_t kListWeight = 16;
+
+/// Places `order` one by one, each in the gap `fit` picks among the items of
+/// `order` placed before it (BusyIndex::place; `index` is cleared first).
+/// Charges `budget` (when given) one unit per item and kListWeight per
+/// coalesced range read. Returns the arena, or nullopt when it runs past
+/// `budget` or past `cutoff`.
+std::optional<uint64_t> placeInOrder(BusyIndex &index, ArrayRef<PackItem> items,
                                      ArrayRef<uint32_t> order,
                                      std::vector<uint64_t> &offsets,
-                                     std::vector<uint8_t> &placed,
-                                     const Budget *budget, uint64_t cutoff) {
-  for (uint32_t id : seg.ids)
-    placed[id] = 0;
+                                     const Budget *budget, uint64_t cutoff,
+                                     Fit fit = Fit::Best) {
+  index.clear();
   uint64_t arena = 0;
-  std::vector<std::pair<uint64_t, uint64_t>> busy; // (offset, end)
   size_t count = 0;
   for (uint32_t id : order) {
     if (budget &&
         (budget->overWork() || ((++count & 255) == 0 && budget->overTime())))
       return std::nullopt;
-    uint64_t at = bestFitOffset(seg, tree, id, offsets, placed, busy, budget);
+    uint64_t lists = 0;
+    uint64_t at = index.place(id, fit, lists);
+    if (budget)
+      budget->charge(kListWeight * (lists + index.nodesPerItem()));
     offsets[id] = at;
-    placed[id] = 1;
-    arena = std::max(arena, at + seg.items[id].size);
+    index.add(id, at);
+    arena = std::max(arena, at + items[id].size);
     if (arena >= cutoff)
       return std::nullopt;
   }
@@ -1208,9 +1382,11 @@ constexpr uint64_t kProgressWork = uint64_t(1) << 24;
 constexpr unsigned kMaxStall = 256;
 
 /// The greedy phase for one segment: the peak split, both start-order
-/// sweeps, the greedy placer over four orders, then (when `randomize`) random
-/// size orders until the budget, the target or a stall. Returns the arena;
-/// offsets filled. The sweeps are charged one unit per item.
+/// sweeps, the greedy placer over six rules (by size with first fit; by size,
+/// size x lifetime, lifetime and start with best fit; by start with first
+/// fit), then (when `randomize`) random size orders until the budget, the
+/// target or a stall. Returns the arena; offsets filled. The sweeps are
+/// charged one unit per item.
 uint64_t packGreedy(const Segment &seg, std::vector<uint64_t> &offsets,
                     const Budget &budget, uint64_t target, uint64_t seed,
                     bool randomize) {
@@ -1236,13 +1412,18 @@ uint64_t packGreedy(const Segment &seg, std::vector<uint64_t> &offsets,
     if (best <= target || budget.expired())
       return best;
   }
-  std::vector<uint8_t> placed(offsets.size(), 0);
-  IntervalTree tree(seg.items, seg.ids);
-  for (OrderKind kind : {OrderKind::Size, OrderKind::Area, OrderKind::Duration,
-                         OrderKind::Start}) {
+  BusyIndex index(seg);
+  // First-fit decreasing first: on irregular traces it is the strongest
+  // rule (docs/benchmarks.md), and a large segment may run out of work
+  // before the later ones.
+  const std::pair<OrderKind, Fit> rules[] = {
+      {OrderKind::Size, Fit::First}, {OrderKind::Size, Fit::Best},
+      {OrderKind::Area, Fit::Best},  {OrderKind::Duration, Fit::Best},
+      {OrderKind::Start, Fit::Best}, {OrderKind::Start, Fit::First}};
+  for (auto [kind, fit] : rules) {
     std::vector<uint32_t> order = makeOrder(seg, kind, nullptr);
     std::optional<uint64_t> arena =
-        placeInOrder(seg, tree, order, trial, placed, &budget, best);
+        placeInOrder(index, seg.items, order, trial, &budget, best, fit);
     if (arena && *arena < best)
       keep(*arena);
     if (best <= target || budget.expired())
@@ -1257,7 +1438,7 @@ uint64_t packGreedy(const Segment &seg, std::vector<uint64_t> &offsets,
     std::vector<uint32_t> order = makeOrder(seg, OrderKind::Random, &rng);
     budget.charge(seg.ids.size());
     std::optional<uint64_t> arena =
-        placeInOrder(seg, tree, order, trial, placed, &budget, best);
+        placeInOrder(index, seg.items, order, trial, &budget, best);
     if (arena && *arena < best) {
       keep(*arena);
       stall = 0;
@@ -1617,12 +1798,19 @@ static PackResult packOnThisStack(ArrayRef<PackItem> items,
     case PackAlgorithm::GreedyTime:
       state.arena = sweepStartOrder(seg, result.offsets);
       break;
-    case PackAlgorithm::GreedySize: {
-      IntervalTree tree(items, seg.ids);
-      std::vector<uint8_t> placed(items.size(), 0);
-      std::vector<uint32_t> order = makeOrder(seg, OrderKind::Size, nullptr);
-      state.arena = *placeInOrder(seg, tree, order, result.offsets, placed,
-                                  nullptr, UINT64_MAX);
+    case PackAlgorithm::GreedySize:
+    case PackAlgorithm::FirstFitSize:
+    case PackAlgorithm::FirstFitStart: {
+      BusyIndex index(seg);
+      std::vector<uint32_t> order = makeOrder(
+          seg,
+          options.algorithm == PackAlgorithm::FirstFitStart ? OrderKind::Start
+                                                            : OrderKind::Size,
+          nullptr);
+      state.arena = *placeInOrder(
+          index, items, order, result.offsets, nullptr, UINT64_MAX,
+          options.algorithm == PackAlgorithm::GreedySize ? Fit::Best
+                                                         : Fit::First);
       break;
     }
     case PackAlgorithm::Best:

@@ -2,10 +2,12 @@
 """best-dominates.py --bin DIR TRACE.csv...
 
 For each packing instance, runs memplan-pack with every classic greedy rule
-(greedy-size: size-descending best fit; greedy-time: start-order best fit)
+(greedy-size: size-descending best fit; greedy-time: start-order best fit;
+first-fit-size: size-descending first fit; first-fit-start: start-order
+first fit)
 and with `best`, each with --validate, and checks that `best`'s arena is no
 larger than any rule's. Prints one line per instance,
-`<file>: best=<B> greedy-size=<B> greedy-time=<B> LB=<B> ok`, and exits 1 if
+`<file>: best=<B> greedy-size=<B> ... first-fit-start=<B> LB=<B> ok`, and exits 1 if
 any instance breaks the property (the line ends in `WORSE`), 2 if a run
 fails.
 """
@@ -15,7 +17,7 @@ import re
 import subprocess
 import sys
 
-RULES = ["greedy-size", "greedy-time"]
+RULES = ["greedy-size", "greedy-time", "first-fit-size", "first-fit-start"]
 
 
 def run(pack, path, algorithm):

@@ -45,8 +45,9 @@ struct MemplanPipelineOptions
       llvm::cl::init(PipelineTarget::CPU), loweringTargetValues()};
   PassOptions::Option<PackAlgorithm> algorithm{
       *this, "algorithm",
-      llvm::cl::desc("Packing algorithm: greedy-size, greedy-time, best "
-                     "(default) or exact"),
+      llvm::cl::desc("Packing algorithm: greedy-size, greedy-time, "
+                     "first-fit-size, first-fit-start, best (default) or "
+                     "exact"),
       llvm::cl::init(PackAlgorithm::Best), packAlgorithmValues()};
   PassOptions::Option<int64_t> alignment{
       *this, "alignment", llvm::cl::desc("Byte alignment of every buffer"),

@@ -44,6 +44,10 @@ enum class PackAlgorithm {
   GreedySize,
   /// Start order, best fit (a sweep over a free list).
   GreedyTime,
+  /// Size descending, lowest gap that fits (first-fit decreasing).
+  FirstFitSize,
+  /// Start order, lowest gap that fits (the lifetime-order rule).
+  FirstFitStart,
   /// The peak split, sweeps and greedy orders, then (segments of at most
   /// 4096 buffers) the canonical search at the lower bound and probes above
   /// it, or (larger ones) randomized orders, until the time limit or until

@@ -139,7 +139,8 @@ def PackArenaPass : Pass<"memplan-pack-arena", "::mlir::ModuleOp"> {
     those of the lifetime analysis (`--memplan-annotate-lifetimes`): aliases
     extend their root, allocations in loops are planned per iteration.
 
-    Options: `algorithm` (greedy-size, greedy-time, best, exact; see
+    Options: `algorithm` (greedy-size, greedy-time, first-fit-size,
+    first-fit-start, best, exact; see
     docs/Packing.md), `alignment` (default 64), `work-limit` (the bound of
     best and exact in work units, default 500000000, about 1 s; the same
     input and options give the same plan on any machine), `time-limit`
@@ -202,8 +203,9 @@ def PackArenaPass : Pass<"memplan-pack-arena", "::mlir::ModuleOp"> {
   let options = [
     Option<"algorithm", "algorithm", "::mlir::memplan::PackAlgorithm",
            /*default=*/"::mlir::memplan::PackAlgorithm::Best",
-           "Packing algorithm: greedy-size, greedy-time, best (default) or "
-           "exact", [{::mlir::memplan::packAlgorithmValues()}]>,
+           "Packing algorithm: greedy-size, greedy-time, first-fit-size, "
+           "first-fit-start, best (default) or exact",
+           [{::mlir::memplan::packAlgorithmValues()}]>,
     Option<"alignment", "alignment", "int64_t", /*default=*/"64",
            "Byte alignment of every buffer (a power of two)">,
     Option<"workLimit", "work-limit", "uint64_t", /*default=*/"500000000",
