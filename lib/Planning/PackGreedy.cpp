@@ -1,0 +1,794 @@
+//===- PackGreedy.cpp - The greedy packers -------------------------------===//
+//
+// Part of memplan. IR-free: depends on LLVM Support only.
+//
+//===----------------------------------------------------------------------===//
+//
+// The classic rules (sweeps over a free list; best and first fit over the
+// busy index), the peak split, the randomized orders and the repair.
+//
+//===----------------------------------------------------------------------===//
+
+#include "PackingInternal.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/Support/MathExtras.h"
+
+#include <map>
+#include <queue>
+#include <random>
+#include <set>
+
+using namespace mlir::memplan;
+using namespace mlir::memplan::packing;
+
+namespace {
+/// A static centered interval tree over a set of items, answering "which
+/// items overlap [s, e)" in O(log n + answers).
+class IntervalTree {
+public:
+  IntervalTree(ArrayRef<PackItem> items, ArrayRef<uint32_t> ids)
+      : items(items) {
+    std::vector<uint32_t> all(ids.begin(), ids.end());
+    root = build(all);
+  }
+
+  template <typename Fn> void forEachOverlap(Interval q, Fn &&fn) const {
+    query(root, q, fn);
+  }
+
+private:
+  struct Node {
+    int64_t center;
+    std::vector<uint32_t> byStart; // ascending start
+    std::vector<uint32_t> byEnd;   // descending end
+    int left = -1, right = -1;
+  };
+
+  int build(std::vector<uint32_t> &ids) {
+    if (ids.empty())
+      return -1;
+    std::vector<int64_t> points;
+    points.reserve(ids.size());
+    for (uint32_t id : ids)
+      points.push_back(items[id].live.start);
+    auto mid = points.begin() + points.size() / 2;
+    std::nth_element(points.begin(), mid, points.end());
+    int64_t center = *mid;
+    std::vector<uint32_t> here, left, right;
+    for (uint32_t id : ids) {
+      const Interval &live = items[id].live;
+      if (live.end <= center)
+        left.push_back(id);
+      else if (live.start > center)
+        right.push_back(id);
+      else
+        here.push_back(id);
+    }
+    ids.clear();
+    ids.shrink_to_fit();
+    int index = nodes.size();
+    nodes.push_back({center, here, here, -1, -1});
+    llvm::sort(nodes[index].byStart, [&](uint32_t a, uint32_t b) {
+      return std::make_pair(items[a].live.start, a) <
+             std::make_pair(items[b].live.start, b);
+    });
+    llvm::sort(nodes[index].byEnd, [&](uint32_t a, uint32_t b) {
+      return std::make_pair(items[a].live.end, b) >
+             std::make_pair(items[b].live.end, a);
+    });
+    int l = build(left);
+    int r = build(right);
+    nodes[index].left = l;
+    nodes[index].right = r;
+    return index;
+  }
+
+  template <typename Fn> void query(int index, Interval q, Fn &fn) const {
+    while (index >= 0) {
+      const Node &node = nodes[index];
+      if (q.end <= node.center) {
+        for (uint32_t id : node.byStart) {
+          if (items[id].live.start >= q.end)
+            break;
+          fn(id);
+        }
+        index = node.left;
+      } else if (q.start > node.center) {
+        for (uint32_t id : node.byEnd) {
+          if (items[id].live.end <= q.start)
+            break;
+          fn(id);
+        }
+        index = node.right;
+      } else {
+        for (uint32_t id : node.byStart)
+          fn(id);
+        query(node.left, q, fn);
+        index = node.right;
+      }
+    }
+  }
+
+  ArrayRef<PackItem> items;
+  std::vector<Node> nodes;
+  int root = -1;
+};
+
+/// Which gap a greedy placer takes: the smallest that fits (lowest offset
+/// on ties) or the lowest that fits.
+enum class Fit { Best, First };
+
+/// The offset for an item of `size` and `alignment` among `busy` (offset
+/// ranges, sorted by start; they may overlap or touch): in the gap `fit`
+/// picks, or on top of them.
+uint64_t fitAmong(ArrayRef<std::pair<uint64_t, uint64_t>> busy, uint64_t size,
+                  uint64_t alignment, Fit fit = Fit::Best) {
+  uint64_t cursor = 0, bestOffset = UINT64_MAX, bestGap = UINT64_MAX;
+  for (auto [lo, hi] : busy) {
+    if (lo > cursor) {
+      uint64_t at = alignUp(cursor, alignment);
+      if (at + size <= lo && lo - cursor < bestGap) {
+        bestGap = lo - cursor;
+        bestOffset = at;
+        if (fit == Fit::First)
+          return at;
+      }
+    }
+    cursor = std::max(cursor, hi);
+  }
+  return bestOffset == UINT64_MAX ? alignUp(cursor, alignment) : bestOffset;
+}
+
+/// The best-fitting offset for item `id` among the time-overlapping items
+/// marked `placed` (fitAmong). `busy` is scratch space. Charges `budget`
+/// (when given) one unit, five per time-overlapping item looked at (a visit
+/// reads three arrays at scattered indices) and half of k log k for sorting
+/// the k busy ranges: weighted so that a unit here takes about as long as a
+/// unit of the canonical search (measured: docs/Packing.md).
+uint64_t bestFitOffset(const Segment &seg, const IntervalTree &tree,
+                       uint32_t id, ArrayRef<uint64_t> offsets,
+                       ArrayRef<uint8_t> placed,
+                       std::vector<std::pair<uint64_t, uint64_t>> &busy,
+                       const Budget *budget) {
+  const PackItem &item = seg.items[id];
+  busy.clear();
+  uint64_t visited = 0;
+  tree.forEachOverlap(item.live, [&](uint32_t other) {
+    ++visited;
+    if (placed[other])
+      busy.push_back({offsets[other], offsets[other] + seg.items[other].size});
+  });
+  if (budget)
+    budget->charge(1 + 5 * visited +
+                   busy.size() * llvm::Log2_64_Ceil(busy.size() + 1) / 2);
+  llvm::sort(busy);
+  return fitAmong(busy, item.size, item.alignment);
+}
+
+/// The busy offsets, by time, of the items a greedy placer has placed so far
+/// (items are only added: placeInOrder). Time is cut at the segment's
+/// distinct start times: two items overlap in time exactly when both live
+/// at some start time (the later start), so item i covers the leaves
+/// [first start >= its start, first start >= its end) of a segment tree over
+/// those starts. An added item's offset range goes into `here` of the
+/// canonical nodes of its leaves (it lives over the node's whole time) and
+/// into `within` of those nodes and of every node on the leaf-to-root paths
+/// of its first and last leaf (it lives at some time of the node). Each
+/// node keeps the union of its ranges, coalesced. The items overlapping a
+/// query are then exactly those in `within` of the query's canonical nodes
+/// or in `here` of the nodes on its two paths (a strict ancestor of a
+/// canonical node holds the query's first or last leaf; a node below a
+/// canonical node of an item lies on that item's paths). A query reads
+/// about 4 log n coalesced lists, which a dense packing keeps short, instead
+/// of every overlapping item. Nothing recurses.
+class BusyIndex {
+public:
+  using Run = std::pair<uint64_t, uint64_t>; // [lo, hi)
+
+  explicit BusyIndex(const Segment &seg) : items(seg.items) {
+    starts.reserve(seg.ids.size());
+    for (uint32_t id : seg.ids)
+      starts.push_back(items[id].live.start);
+    llvm::sort(starts);
+    starts.erase(std::unique(starts.begin(), starts.end()), starts.end());
+    leaves = llvm::PowerOf2Ceil(std::max<size_t>(starts.size(), 1));
+    here.resize(2 * leaves);
+    within.resize(2 * leaves);
+  }
+
+  void clear() {
+    for (auto &runs : here)
+      runs.clear();
+    for (auto &runs : within)
+      runs.clear();
+  }
+
+  /// About how many nodes one query and one add walk: four paths.
+  uint64_t nodesPerItem() const { return 4 * (llvm::Log2_64(leaves) + 1); }
+
+  /// Records item `id` at [offset, offset + size).
+  void add(uint32_t id, uint64_t offset) {
+    Run run{offset, offset + items[id].size};
+    auto [l, r] = leafRange(id);
+    forEachCanonical(l, r, [&](size_t node) {
+      insert(here[node], run);
+      insert(within[node], run);
+    });
+    for (size_t node : {l + leaves, r - 1 + leaves})
+      for (; node; node >>= 1)
+        insert(within[node], run);
+  }
+
+  /// The offset for item `id` among the items added (fitAmong); `lists`
+  /// counts the coalesced ranges read.
+  uint64_t place(uint32_t id, Fit fit, uint64_t &lists) {
+    auto [l, r] = leafRange(id);
+    sources.clear();
+    lists = 0;
+    auto source = [&](const llvm::SmallVector<Run, 0> &runs) {
+      if (!runs.empty()) {
+        sources.push_back({runs.begin(), runs.end()});
+        lists += runs.size();
+      }
+    };
+    forEachCanonical(l, r, [&](size_t node) { source(within[node]); });
+    for (size_t node : {l + leaves, r - 1 + leaves})
+      for (; node; node >>= 1)
+        source(here[node]);
+    // Concatenate the sorted lists, then merge neighbours pairwise:
+    // n log(lists) rather than n log n. Runs with equal starts may come in
+    // any order: fitAmong takes the furthest end.
+    auto byStart = [](const Run &a, const Run &b) { return a.first < b.first; };
+    busy.clear();
+    bounds.clear();
+    for (const Source &src : sources) {
+      bounds.push_back(busy.size());
+      busy.insert(busy.end(), src.first, src.second);
+    }
+    bounds.push_back(busy.size());
+    while (bounds.size() > 2) {
+      scratch.resize(busy.size());
+      size_t out = 0, k = 0;
+      for (; k + 2 < bounds.size(); k += 2) {
+        std::merge(busy.begin() + bounds[k], busy.begin() + bounds[k + 1],
+                   busy.begin() + bounds[k + 1], busy.begin() + bounds[k + 2],
+                   scratch.begin() + bounds[k], byStart);
+        bounds[out++] = bounds[k];
+      }
+      if (k + 1 < bounds.size()) {
+        std::copy(busy.begin() + bounds[k], busy.begin() + bounds[k + 1],
+                  scratch.begin() + bounds[k]);
+        bounds[out++] = bounds[k];
+      }
+      bounds[out++] = busy.size();
+      bounds.resize(out);
+      busy.swap(scratch);
+    }
+    return fitAmong(busy, items[id].size, items[id].alignment, fit);
+  }
+
+private:
+  std::pair<size_t, size_t> leafRange(uint32_t id) const {
+    const Interval &live = items[id].live;
+    size_t l = llvm::lower_bound(starts, live.start) - starts.begin();
+    size_t r = llvm::lower_bound(starts, live.end) - starts.begin();
+    return {l, r}; // l < r: the item's own start is a leaf
+  }
+
+  /// The canonical nodes of leaves [l, r), bottom-up.
+  template <typename Fn> void forEachCanonical(size_t l, size_t r, Fn fn) {
+    for (l += leaves, r += leaves; l < r; l >>= 1, r >>= 1) {
+      if (l & 1)
+        fn(l++);
+      if (r & 1)
+        fn(--r);
+    }
+  }
+
+  /// Adds `run` to the coalesced, sorted `runs`.
+  static void insert(llvm::SmallVectorImpl<Run> &runs, Run run) {
+    auto first = llvm::partition_point(
+        runs, [&](const Run &r) { return r.second < run.first; });
+    auto last = first;
+    while (last != runs.end() && last->first <= run.second) {
+      run.first = std::min(run.first, last->first);
+      run.second = std::max(run.second, last->second);
+      ++last;
+    }
+    if (first == last) {
+      runs.insert(first, run);
+      return;
+    }
+    *first = run;
+    runs.erase(first + 1, last);
+  }
+
+  ArrayRef<PackItem> items;
+  std::vector<int64_t> starts; // distinct, ascending: the leaves
+  size_t leaves = 1;           // a power of two >= starts.size()
+  std::vector<llvm::SmallVector<Run, 0>> here, within;
+  using Source = std::pair<const Run *, const Run *>;
+  std::vector<Source> sources;
+  std::vector<Run> busy, scratch;
+  std::vector<size_t> bounds; // where each list starts in busy, then its end
+};
+
+/// Work units per coalesced range a BusyIndex query reads and per node an
+/// item's query and add walk: a unit of the greedy placer then takes about
+/// as long as a unit of the canonical search (measured: docs/Packing.md).
+constexpr uint64_t kListWeight = 16;
+
+/// Places `order` one by one, each in the gap `fit` picks among the items of
+/// `order` placed before it (BusyIndex::place; `index` is cleared first).
+/// Charges `budget` (when given) one unit per item and kListWeight per
+/// coalesced range read. Returns the arena, or nullopt when it runs past
+/// `budget` or past `cutoff`.
+std::optional<uint64_t> placeInOrder(BusyIndex &index, ArrayRef<PackItem> items,
+                                     ArrayRef<uint32_t> order,
+                                     std::vector<uint64_t> &offsets,
+                                     const Budget *budget, uint64_t cutoff,
+                                     Fit fit = Fit::Best) {
+  index.clear();
+  uint64_t arena = 0;
+  size_t count = 0;
+  for (uint32_t id : order) {
+    if (budget &&
+        (budget->overWork() || ((++count & 255) == 0 && budget->overTime())))
+      return std::nullopt;
+    uint64_t lists = 0;
+    uint64_t at = index.place(id, fit, lists);
+    if (budget)
+      budget->charge(kListWeight * (lists + index.nodesPerItem()));
+    offsets[id] = at;
+    index.add(id, at);
+    arena = std::max(arena, at + items[id].size);
+    if (arena >= cutoff)
+      return std::nullopt;
+  }
+  return arena;
+}
+
+/// The free space of a sweep below its top: coalesced holes, searchable by
+/// offset and by size. Best fit: the smallest hole the item fits in (after
+/// aligning), lowest offset among equal sizes; otherwise on top.
+class FreeSpace {
+public:
+  uint64_t allocate(uint64_t size, uint64_t alignment) {
+    for (auto it = bySize.lower_bound({size, 0}); it != bySize.end(); ++it) {
+      uint64_t at = alignUp(it->second, alignment);
+      if (at + size <= it->second + it->first) {
+        take(it->second, it->first, at, size);
+        return at;
+      }
+    }
+    uint64_t at = alignUp(top, alignment);
+    if (at > top)
+      insert(top, at - top);
+    top = at + size;
+    return at;
+  }
+
+  void release(uint64_t offset, uint64_t size) {
+    // Coalesce with neighbours, then merge into the top if it touches it.
+    auto next = byOffset.lower_bound(offset);
+    if (next != byOffset.end() && offset + size == next->first) {
+      size += next->second;
+      bySize.erase({next->second, next->first});
+      next = byOffset.erase(next);
+    }
+    if (next != byOffset.begin()) {
+      auto prev = std::prev(next);
+      if (prev->first + prev->second == offset) {
+        offset = prev->first;
+        size += prev->second;
+        bySize.erase({prev->second, prev->first});
+        byOffset.erase(prev);
+      }
+    }
+    if (offset + size == top) {
+      top = offset;
+      return;
+    }
+    insert(offset, size);
+  }
+
+private:
+  void insert(uint64_t offset, uint64_t size) {
+    byOffset[offset] = size;
+    bySize.insert({size, offset});
+  }
+  /// Takes [at, at + need) out of the hole [offset, offset + size).
+  void take(uint64_t offset, uint64_t size, uint64_t at, uint64_t need) {
+    bySize.erase({size, offset});
+    byOffset.erase(offset);
+    if (at > offset)
+      insert(offset, at - offset);
+    if (at + need < offset + size)
+      insert(at + need, offset + size - (at + need));
+  }
+
+  std::map<uint64_t, uint64_t> byOffset;          // offset -> size
+  std::set<std::pair<uint64_t, uint64_t>> bySize; // (size, offset)
+  uint64_t top = 0;
+};
+
+/// A sweep over time, forward or (mirrored) backward: item [s, e) lives
+/// over times s..e-1, which mirrored are -(e-1)..-s.
+struct SweepTime {
+  ArrayRef<PackItem> items;
+  bool mirrored;
+  int64_t start(uint32_t i) const {
+    return mirrored ? 1 - items[i].live.end : items[i].live.start;
+  }
+  int64_t end(uint32_t i) const {
+    return mirrored ? 1 - items[i].live.start : items[i].live.end;
+  }
+};
+
+/// Places `order` (non-decreasing sweep starts, except that a leading group
+/// of items all live at one moment may come in any order) by best fit over
+/// the free space, releasing each item once the sweep passes its end: at
+/// every step the placed items that overlap the next one in time are
+/// exactly the live ones. O(n log n). Returns the arena.
+uint64_t sweepInOrder(const SweepTime &time, ArrayRef<uint32_t> order,
+                      std::vector<uint64_t> &offsets) {
+  FreeSpace space;
+  std::priority_queue<std::pair<int64_t, uint32_t>,
+                      std::vector<std::pair<int64_t, uint32_t>>,
+                      std::greater<>>
+      ending; // (sweep end, id)
+  uint64_t arena = 0;
+  for (uint32_t id : order) {
+    const PackItem &item = time.items[id];
+    while (!ending.empty() && ending.top().first <= time.start(id)) {
+      uint32_t done = ending.top().second;
+      ending.pop();
+      space.release(offsets[done], time.items[done].size);
+    }
+    uint64_t at = space.allocate(item.size, item.alignment);
+    offsets[id] = at;
+    arena = std::max(arena, at + item.size);
+    ending.push({time.end(id), id});
+  }
+  return arena;
+}
+
+/// Sweep order: by sweep start; at equal starts the longest-lived first
+/// (so it sits lower, as in a stack) when `longestFirst`, then the largest.
+void sortForSweep(const SweepTime &time, std::vector<uint32_t> &order,
+                  bool longestFirst) {
+  llvm::sort(order, [&](uint32_t a, uint32_t b) {
+    if (time.start(a) != time.start(b))
+      return time.start(a) < time.start(b);
+    if (longestFirst && time.end(a) != time.end(b))
+      return time.end(a) > time.end(b);
+    if (time.items[a].size != time.items[b].size)
+      return time.items[a].size > time.items[b].size;
+    return a < b;
+  });
+}
+
+/// Start order, best fit (the greedy-time baseline).
+uint64_t sweepStartOrder(const Segment &seg, std::vector<uint64_t> &offsets,
+                         bool longestFirst = false) {
+  SweepTime time{seg.items, /*mirrored=*/false};
+  std::vector<uint32_t> order(seg.ids);
+  sortForSweep(time, order, longestFirst);
+  return sweepInOrder(time, order, offsets);
+}
+
+/// The peak split: the items live at time `peak` are stacked from offset 0
+/// (earliest start first, then latest end: nested lifetimes stay nested, so
+/// no holes open inside the stack as time moves away from the peak); the
+/// items after the peak are swept forward from that stack and those before
+/// it backward. The two sides never overlap in time, so they are placed
+/// independently. At the peak itself the arena is the stack: the live
+/// bytes there (up to alignment padding). O(n log n).
+uint64_t sweepFromPeak(const Segment &seg, int64_t peak,
+                       std::vector<uint64_t> &offsets) {
+  const auto &items = seg.items;
+  std::vector<uint32_t> stack, after, before;
+  for (uint32_t id : seg.ids) {
+    const Interval &live = items[id].live;
+    if (live.end <= peak)
+      before.push_back(id);
+    else if (live.start > peak)
+      after.push_back(id);
+    else
+      stack.push_back(id);
+  }
+  llvm::sort(stack, [&](uint32_t a, uint32_t b) {
+    return std::make_tuple(items[a].live.start, -items[a].live.end,
+                           -static_cast<int64_t>(items[a].size), a) <
+           std::make_tuple(items[b].live.start, -items[b].live.end,
+                           -static_cast<int64_t>(items[b].size), b);
+  });
+  uint64_t arena = 0;
+  for (bool mirrored : {false, true}) {
+    SweepTime time{items, mirrored};
+    std::vector<uint32_t> &side = mirrored ? before : after;
+    sortForSweep(time, side, /*longestFirst=*/true);
+    std::vector<uint32_t> order(stack);
+    order.insert(order.end(), side.begin(), side.end());
+    // Both sweeps place the stack first with the same allocator, so they
+    // give its items the same offsets.
+    arena = std::max(arena, sweepInOrder(time, order, offsets));
+  }
+  return arena;
+}
+
+/// Sort keys for the greedy orders tried by Best.
+enum class OrderKind { Size, Area, Duration, Start, Random };
+
+std::vector<uint32_t> makeOrder(const Segment &seg, OrderKind kind,
+                                std::mt19937_64 *rng) {
+  std::vector<uint32_t> order(seg.ids);
+  const auto &items = seg.items;
+  auto duration = [&](uint32_t i) {
+    return static_cast<uint64_t>(items[i].live.end - items[i].live.start);
+  };
+  auto byKey = [&](auto key) {
+    llvm::stable_sort(order, [&](uint32_t a, uint32_t b) {
+      auto ka = key(a), kb = key(b);
+      if (ka != kb)
+        return ka > kb;
+      return a < b;
+    });
+  };
+  switch (kind) {
+  case OrderKind::Size:
+    byKey(
+        [&](uint32_t i) { return std::make_pair(items[i].size, duration(i)); });
+    break;
+  case OrderKind::Area:
+    byKey([&](uint32_t i) {
+      return static_cast<double>(items[i].size) *
+             static_cast<double>(duration(i));
+    });
+    break;
+  case OrderKind::Duration:
+    byKey(
+        [&](uint32_t i) { return std::make_pair(duration(i), items[i].size); });
+    break;
+  case OrderKind::Start:
+    llvm::stable_sort(order, [&](uint32_t a, uint32_t b) {
+      return items[a].live.start < items[b].live.start;
+    });
+    break;
+  case OrderKind::Random: {
+    // Size order with multiplicative noise: keeps big buffers early.
+    // The noise in [0.5, 1.5) from the top 53 bits of mt19937_64 (fully
+    // specified by the standard), not a std:: distribution (whose output
+    // differs between standard libraries): the same on any machine.
+    std::vector<double> key(items.size());
+    for (uint32_t i : order) {
+      double noise = 0.5 + static_cast<double>((*rng)() >> 11) * 0x1p-53;
+      key[i] = static_cast<double>(items[i].size) * noise;
+    }
+    llvm::stable_sort(order,
+                      [&](uint32_t a, uint32_t b) { return key[a] > key[b]; });
+    break;
+  }
+  }
+  return order;
+}
+
+} // namespace
+
+uint64_t mlir::memplan::packing::packRule(const Segment &seg,
+                                          PackAlgorithm algorithm,
+                                          std::vector<uint64_t> &offsets) {
+  if (algorithm == PackAlgorithm::GreedyTime)
+    return sweepStartOrder(seg, offsets);
+  BusyIndex index(seg);
+  std::vector<uint32_t> order =
+      makeOrder(seg,
+                algorithm == PackAlgorithm::FirstFitStart ? OrderKind::Start
+                                                          : OrderKind::Size,
+                nullptr);
+  return *placeInOrder(index, seg.items, order, offsets, nullptr, UINT64_MAX,
+                       algorithm == PackAlgorithm::GreedySize ? Fit::Best
+                                                              : Fit::First);
+}
+
+/// Random orders tried without improvement before Best gives up early.
+constexpr unsigned kMaxStall = 256;
+
+// Declared (and documented) in PackingInternal.h.
+uint64_t mlir::memplan::packing::packGreedy(const Segment &seg,
+                                            std::vector<uint64_t> &offsets,
+                                            const Budget &budget,
+                                            uint64_t target, uint64_t seed,
+                                            bool randomize) {
+  // The peak split first: on training traces (nested activations around
+  // one peak) it reaches the bound in one O(n log n) pass.
+  uint64_t best = sweepFromPeak(seg, seg.peakStep, offsets);
+  budget.charge(seg.ids.size());
+  if (best <= target)
+    return best;
+  std::vector<uint64_t> trial(offsets.size());
+  budget.noteArena(best);
+  auto keep = [&](uint64_t arena) {
+    best = arena;
+    budget.noteArena(arena);
+    for (uint32_t id : seg.ids)
+      offsets[id] = trial[id];
+  };
+  for (bool longestFirst : {false, true}) {
+    uint64_t arena = sweepStartOrder(seg, trial, longestFirst);
+    budget.charge(seg.ids.size());
+    if (arena < best)
+      keep(arena);
+    if (best <= target || budget.expired())
+      return best;
+  }
+  BusyIndex index(seg);
+  // First-fit decreasing first: on irregular traces it is the strongest
+  // rule (docs/benchmarks.md), and a large segment may run out of work
+  // before the later ones.
+  const std::pair<OrderKind, Fit> rules[] = {
+      {OrderKind::Size, Fit::First}, {OrderKind::Size, Fit::Best},
+      {OrderKind::Area, Fit::Best},  {OrderKind::Duration, Fit::Best},
+      {OrderKind::Start, Fit::Best}, {OrderKind::Start, Fit::First}};
+  for (auto [kind, fit] : rules) {
+    std::vector<uint32_t> order = makeOrder(seg, kind, nullptr);
+    std::optional<uint64_t> arena =
+        placeInOrder(index, seg.items, order, trial, &budget, best, fit);
+    if (arena && *arena < best)
+      keep(*arena);
+    if (best <= target || budget.expired())
+      return best;
+  }
+  if (!randomize)
+    return best;
+  // Randomized improvement until the budget, the target, or a stall.
+  std::mt19937_64 rng(seed);
+  for (unsigned stall = 0;
+       best > target && stall < kMaxStall && !budget.expired(); ++stall) {
+    std::vector<uint32_t> order = makeOrder(seg, OrderKind::Random, &rng);
+    budget.charge(seg.ids.size());
+    std::optional<uint64_t> arena =
+        placeInOrder(index, seg.items, order, trial, &budget, best);
+    if (arena && *arena < best) {
+      keep(*arena);
+      stall = 0;
+    }
+  }
+  return best;
+}
+
+/// Repair moves in a row without a lower arena before the repair stops.
+constexpr unsigned kMaxRepairStall = 2048;
+/// Items one repair move may take out; a deeper band starts over shallow.
+constexpr size_t kMaxRepairItems = 4096;
+/// Band depths a repair move tries of each kind (a multiple of the top
+/// items' size, a share of the arena) before it reaches one hop further in
+/// time, and the most hops it reaches.
+constexpr unsigned kRepairBands = 4;
+constexpr unsigned kRepairHops = 3;
+
+// Declared (and documented) in PackingInternal.h.
+uint64_t mlir::memplan::packing::repairTop(const Segment &seg,
+                                           std::vector<uint64_t> &offsets,
+                                           const Budget &budget,
+                                           uint64_t target, uint64_t seed,
+                                           uint64_t arena) {
+  const auto &items = seg.items;
+  IntervalTree tree(items, seg.ids);
+  budget.charge(seg.ids.size());
+  std::vector<uint8_t> placed(items.size(), 0), taken(items.size(), 0);
+  for (uint32_t id : seg.ids)
+    placed[id] = 1;
+  std::vector<uint32_t> tops, moved;
+  std::vector<uint64_t> saved;
+  std::vector<double> key(items.size());
+  std::vector<std::pair<uint64_t, uint64_t>> busy;
+  std::mt19937_64 rng(seed ^ 0x9e3779b97f4a7c15ULL);
+  auto end = [&](uint32_t id) { return offsets[id] + items[id].size; };
+  unsigned depth = 0;
+  for (unsigned stall = 0;
+       arena > target && stall < kMaxRepairStall && !budget.expired();) {
+    tops.clear();
+    uint64_t low = arena, unit = 1;
+    for (uint32_t id : seg.ids)
+      if (end(id) == arena) {
+        tops.push_back(id);
+        low = std::min(low, offsets[id]);
+        unit = std::max(unit, items[id].size);
+      }
+    budget.charge(seg.ids.size());
+    // The band: a few times the top items' size, or a share of the arena
+    // (from 1/1024 to 1/16), in turn.
+    unsigned phase = depth % (2 * kRepairBands);
+    uint64_t band =
+        phase < kRepairBands
+            ? unit * (1 + phase) * (1 + phase)
+            : std::max(unit, arena >> (10 - 2 * (phase - kRepairBands)));
+    uint64_t floor = low > band ? low - band : 0;
+    moved.assign(tops.begin(), tops.end());
+    for (uint32_t id : tops)
+      taken[id] = 1;
+    uint64_t visited = 0;
+    // Hops: the band's items overlapping the tops, then (on deeper moves)
+    // those overlapping the items taken in the hop before.
+    unsigned hops = 1 + (depth / (2 * kRepairBands)) % kRepairHops;
+    size_t from = 0;
+    for (unsigned hop = 0; hop < hops && moved.size() <= kMaxRepairItems;
+         ++hop) {
+      size_t to = moved.size();
+      for (size_t k = from; k < to && moved.size() <= kMaxRepairItems; ++k)
+        tree.forEachOverlap(items[moved[k]].live, [&](uint32_t other) {
+          ++visited;
+          if (!taken[other] && end(other) > floor) {
+            taken[other] = 1;
+            moved.push_back(other);
+          }
+        });
+      if (moved.size() == to)
+        break;
+      from = to;
+    }
+    budget.charge(5 * visited);
+    auto release = [&] {
+      for (uint32_t id : moved)
+        taken[id] = 0;
+    };
+    if (moved.size() > kMaxRepairItems) {
+      release();
+      // The shallowest move is already too large: every later one would
+      // rebuild it.
+      if (depth == 0)
+        break;
+      depth = 0;
+      ++stall;
+      continue;
+    }
+    saved.clear();
+    for (uint32_t id : moved) {
+      saved.push_back(offsets[id]);
+      placed[id] = 0;
+      double noise = 0.5 + static_cast<double>(rng() >> 11) * 0x1p-53;
+      key[id] = static_cast<double>(items[id].size) * noise;
+    }
+    std::vector<uint32_t> order(moved);
+    llvm::stable_sort(order,
+                      [&](uint32_t a, uint32_t b) { return key[a] > key[b]; });
+    bool fits = true;
+    for (uint32_t id : order) {
+      offsets[id] =
+          bestFitOffset(seg, tree, id, offsets, placed, busy, &budget);
+      placed[id] = 1;
+      if (end(id) > arena) {
+        fits = false;
+        break;
+      }
+    }
+    if (!fits) {
+      for (auto [id, offset] : llvm::zip(moved, saved)) {
+        offsets[id] = offset;
+        placed[id] = 1;
+      }
+      release();
+      ++depth;
+      ++stall;
+      continue;
+    }
+    release();
+    uint64_t now = 0;
+    for (uint32_t id : seg.ids)
+      now = std::max(now, end(id));
+    budget.charge(seg.ids.size());
+    if (now < arena) {
+      arena = now;
+      budget.noteArena(arena);
+      stall = 0;
+      depth = 0;
+    } else {
+      ++depth;
+      ++stall;
+    }
+  }
+  return arena;
+}

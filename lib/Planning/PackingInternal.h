@@ -1,0 +1,231 @@
+//===- PackingInternal.h - What the packing files share ------------------===//
+//
+// Part of memplan. IR-free: depends on LLVM Support only.
+//
+//===----------------------------------------------------------------------===//
+//
+// Private to lib/Planning: the work budget, time segments and the entry
+// points that the driver (Packing.cpp) calls in the greedy packers
+// (PackGreedy.cpp) and the canonical search (PackSearch.cpp). The public
+// interface is include/memplan/Planning/Packing.h.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MEMPLAN_LIB_PLANNING_PACKINGINTERNAL_H
+#define MEMPLAN_LIB_PLANNING_PACKINGINTERNAL_H
+
+#include "memplan/Planning/Limits.h"
+#include "memplan/Planning/Packing.h"
+
+#include "llvm/ADT/ArrayRef.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <vector>
+
+namespace mlir {
+namespace memplan {
+namespace packing {
+using llvm::ArrayRef;
+using Clock = std::chrono::steady_clock;
+
+inline uint64_t alignUp(uint64_t value, uint64_t alignment) {
+  return (value + alignment - 1) & ~(alignment - 1);
+}
+
+/// What bounds the search: work units charged to one counter (the same
+/// count on any machine) and, when asked for, the wall clock. A Budget is a
+/// window on both; a share or a slice narrows it, and work done under it
+/// counts against every enclosing window, as time does.
+class Budget {
+public:
+  /// `workLimit` 0: no work bound; `seconds` 0: no clock (clamped to
+  /// kMaxTimeLimitSeconds; NaN counts as none).
+  Budget(uint64_t &counter, uint64_t workLimit, double seconds)
+      : counter(&counter),
+        endWork(workLimit ? addSaturating(counter, workLimit) : UINT64_MAX) {
+    if (seconds > 0)
+      endTime =
+          Clock::now() + std::chrono::microseconds(static_cast<int64_t>(
+                             std::min(seconds, kMaxTimeLimitSeconds) * 1e6));
+  }
+
+  void charge(uint64_t units) const {
+    *counter += units;
+    if (ticker && *counter >= ticker->next)
+      ticker->fire(*counter);
+  }
+
+  /// Calls `fn` every `every` work units charged (through any share or
+  /// slice of this budget).
+  struct Ticker {
+    uint64_t every;
+    uint64_t next;
+    std::function<void()> fn;
+    /// The best arena of the segment in its first phase (0: none yet).
+    uint64_t segmentArena = 0;
+    void fire(uint64_t now) {
+      next = now > UINT64_MAX - every ? UINT64_MAX : now + every;
+      fn();
+    }
+  };
+  void setTicker(Ticker *t) { ticker = t; }
+  /// For progress: the segment in its first phase has reached `arena`.
+  void noteArena(uint64_t arena) const {
+    if (ticker)
+      ticker->segmentArena = arena;
+  }
+  bool overWork() const { return *counter >= endWork; }
+  /// Reads the clock: callers in hot loops ask every few iterations.
+  bool overTime() const { return endTime && Clock::now() >= *endTime; }
+  bool expired() const { return overWork() || overTime(); }
+
+  /// `fraction` (in [0, 1]) of what is left of each bound.
+  Budget share(double fraction) const {
+    Budget b = *this;
+    if (endWork != UINT64_MAX)
+      b.endWork = std::min(
+          endWork,
+          *counter + static_cast<uint64_t>(std::clamp(fraction, 0.0, 1.0) *
+                                           static_cast<double>(workLeft())));
+    if (endTime)
+      b.endTime = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                     fraction * secondsLeft());
+    return b;
+  }
+  /// At most `units` more work and `seconds` more time (each only where
+  /// that bound exists).
+  Budget slice(uint64_t units, double seconds) const {
+    Budget b = *this;
+    if (endWork != UINT64_MAX)
+      b.endWork = std::min(endWork, addSaturating(*counter, units));
+    if (endTime)
+      b.endTime = std::min(
+          *endTime,
+          Clock::now() +
+              std::chrono::duration_cast<Clock::duration>(std::min(
+                  std::chrono::duration<double>(seconds), secondsLeft())));
+    return b;
+  }
+
+private:
+  static uint64_t addSaturating(uint64_t a, uint64_t b) {
+    return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+  }
+  uint64_t workLeft() const {
+    return endWork > *counter ? endWork - *counter : 0;
+  }
+  std::chrono::duration<double> secondsLeft() const {
+    return std::max(std::chrono::duration<double>(0),
+                    std::chrono::duration<double>(*endTime - Clock::now()));
+  }
+
+  uint64_t *counter;
+  uint64_t endWork;
+  std::optional<Clock::time_point> endTime;
+  Ticker *ticker = nullptr;
+};
+
+/// The items of one independent time segment and how to place them.
+struct Segment {
+  ArrayRef<PackItem> items;
+  std::vector<uint32_t> ids; // indices into items
+  uint64_t lowerBound = 0;
+  int64_t peakStep = 0; // the first step where the live bytes reach it
+};
+
+/// What the canonical search needs about one segment, computed once and
+/// shared by every ordering and capacity tried on it. Time is cut into
+/// sections between event points; item i lives in sections [secLo, secHi).
+struct SearchProblem {
+  explicit SearchProblem(const Segment &seg);
+
+  const PackItem &item(uint32_t local) const { return items[global[local]]; }
+
+  ArrayRef<PackItem> items;
+  std::vector<uint32_t> global; // local id -> index into items
+  std::vector<uint32_t> secLo, secHi;
+  std::vector<std::vector<uint32_t>> inSection; // local ids live there
+  std::vector<std::vector<uint32_t>> overlaps;  // time-overlapping local ids
+  std::vector<uint64_t> sectionBytes;           // live bytes per section
+  std::vector<uint32_t> crossing; // per boundary s|s+1: items live across it
+  /// Set (and nothing else built) when the overlap pairs or the section
+  /// memberships would exceed kMaxSearchEntries: no search on this segment.
+  bool tooLarge = false;
+  /// The work units building it took: items, memberships and pairs.
+  uint64_t buildWork = 0;
+};
+
+/// The deepest nesting of the canonical search (one level per placement on
+/// the current path): past it the search stops without a proof. Segments
+/// with more items than this cannot be searched to the end.
+constexpr uint32_t kMaxSearchDepth = 1 << 15;
+
+/// The stack Best and Exact run on (a thread of their own): enough for
+/// kMaxSearchDepth levels (about 1 KB each; 4 KB under ASan) whatever the
+/// caller's stack.
+constexpr unsigned kSearchStackBytes = 256u << 20;
+
+/// What one run of the canonical search with restarts found.
+struct SearchOutcome {
+  uint64_t arena = UINT64_MAX;
+  bool exhausted = false;
+  /// The search nests too deep for this segment: no cap will do better.
+  bool tooDeep = false;
+};
+
+//===----------------------------------------------------------------------===//
+// PackGreedy.cpp
+//===----------------------------------------------------------------------===//
+
+/// One classic rule (greedy-time, greedy-size, first-fit-size,
+/// first-fit-start) on one segment. Returns the arena; offsets filled.
+uint64_t packRule(const Segment &seg, PackAlgorithm algorithm,
+                  std::vector<uint64_t> &offsets);
+
+/// The greedy phase for one segment: the peak split, both start-order
+/// sweeps, the greedy placer over six rules (by size with first fit; by size,
+/// size x lifetime, lifetime and start with best fit; by start with first
+/// fit), then (when `randomize`) random size orders until the budget, the
+/// target or a stall. Returns the arena; offsets filled. The sweeps are
+/// charged one unit per item.
+uint64_t packGreedy(const Segment &seg, std::vector<uint64_t> &offsets,
+                    const Budget &budget, uint64_t target, uint64_t seed,
+                    bool randomize);
+
+/// Local repair of a packing (Best on segments too large for the canonical
+/// search, docs/Packing.md): a move takes out the items that reach the top of
+/// the arena and every item overlapping one of them in time (and, on deeper
+/// moves, overlapping those: up to kRepairHops hops) whose top lies in a band
+/// below them, and re-places them by best fit (largest first, sizes scaled by
+/// a random factor in [0.5, 1.5)) among the items left in place. A move whose
+/// re-placed items stay within the arena is kept (the other items end below
+/// it, so the arena never grows; an equal arena is a sideways move), any
+/// other is undone. The band deepens after each move that does not lower the
+/// arena and starts over after one that does. Stops at `target`, on
+/// `budget`, or after kMaxRepairStall moves without a lower arena. `arena` is
+/// the packing's arena; returns the new one.
+uint64_t repairTop(const Segment &seg, std::vector<uint64_t> &offsets,
+                   const Budget &budget, uint64_t target, uint64_t seed,
+                   uint64_t arena);
+
+//===----------------------------------------------------------------------===//
+// PackSearch.cpp
+//===----------------------------------------------------------------------===//
+
+/// The canonical search with restarts: rounds over the static orders with
+/// a node limit growing kNodeLimitGrowth-fold each round, until `budget`
+/// or the first arena <= cap. `exhausted` means no arena <= cap exists (each
+/// run is complete whatever the order).
+SearchOutcome searchPortfolio(const SearchProblem &problem,
+                              std::vector<uint64_t> &offsets,
+                              const Budget &budget, uint64_t cap);
+
+} // namespace packing
+} // namespace memplan
+} // namespace mlir
+
+#endif // MEMPLAN_LIB_PLANNING_PACKINGINTERNAL_H
