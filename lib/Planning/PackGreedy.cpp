@@ -116,15 +116,11 @@ private:
   int root = -1;
 };
 
-/// Which gap a greedy placer takes: the smallest that fits (lowest offset
-/// on ties) or the lowest that fits.
-enum class Fit { Best, First };
+} // namespace
 
-/// The offset for an item of `size` and `alignment` among `busy` (offset
-/// ranges, sorted by start; they may overlap or touch): in the gap `fit`
-/// picks, or on top of them.
-uint64_t fitAmong(ArrayRef<std::pair<uint64_t, uint64_t>> busy, uint64_t size,
-                  uint64_t alignment, Fit fit = Fit::Best) {
+uint64_t
+mlir::memplan::packing::fitAmong(ArrayRef<std::pair<uint64_t, uint64_t>> busy,
+                                 uint64_t size, uint64_t alignment, Fit fit) {
   uint64_t cursor = 0, bestOffset = UINT64_MAX, bestGap = UINT64_MAX;
   for (auto [lo, hi] : busy) {
     if (lo > cursor) {
@@ -140,6 +136,8 @@ uint64_t fitAmong(ArrayRef<std::pair<uint64_t, uint64_t>> busy, uint64_t size,
   }
   return bestOffset == UINT64_MAX ? alignUp(cursor, alignment) : bestOffset;
 }
+
+namespace {
 
 /// The best-fitting offset for item `id` among the time-overlapping items
 /// marked `placed` (fitAmong). `busy` is scratch space. Charges `budget`
@@ -167,169 +165,132 @@ uint64_t bestFitOffset(const Segment &seg, const IntervalTree &tree,
   return fitAmong(busy, item.size, item.alignment);
 }
 
-/// The busy offsets, by time, of the items a greedy placer has placed so far
-/// (items are only added: placeInOrder). Time is cut at the segment's
-/// distinct start times: two items overlap in time exactly when both live
-/// at some start time (the later start), so item i covers the leaves
-/// [first start >= its start, first start >= its end) of a segment tree over
-/// those starts. An added item's offset range goes into `here` of the
-/// canonical nodes of its leaves (it lives over the node's whole time) and
-/// into `within` of those nodes and of every node on the leaf-to-root paths
-/// of its first and last leaf (it lives at some time of the node). Each
-/// node keeps the union of its ranges, coalesced. The items overlapping a
-/// query are then exactly those in `within` of the query's canonical nodes
-/// or in `here` of the nodes on its two paths (a strict ancestor of a
-/// canonical node holds the query's first or last leaf; a node below a
-/// canonical node of an item lies on that item's paths). A query reads
-/// about 4 log n coalesced lists, which a dense packing keeps short, instead
-/// of every overlapping item. Nothing recurses.
-class BusyIndex {
-public:
-  using Run = std::pair<uint64_t, uint64_t>; // [lo, hi)
+} // namespace
 
-  explicit BusyIndex(const Segment &seg) : items(seg.items) {
-    starts.reserve(seg.ids.size());
-    for (uint32_t id : seg.ids)
-      starts.push_back(items[id].live.start);
-    llvm::sort(starts);
-    starts.erase(std::unique(starts.begin(), starts.end()), starts.end());
-    leaves = llvm::PowerOf2Ceil(std::max<size_t>(starts.size(), 1));
-    here.resize(2 * leaves);
-    within.resize(2 * leaves);
+namespace mlir::memplan::packing {
+
+BusyIndex::BusyIndex(const Segment &seg) : items(seg.items) {
+  starts.reserve(seg.ids.size());
+  for (uint32_t id : seg.ids)
+    starts.push_back(items[id].live.start);
+  llvm::sort(starts);
+  starts.erase(std::unique(starts.begin(), starts.end()), starts.end());
+  leaves = llvm::PowerOf2Ceil(std::max<size_t>(starts.size(), 1));
+  here.resize(2 * leaves);
+  within.resize(2 * leaves);
+}
+
+void BusyIndex::clear() {
+  for (auto &runs : here)
+    runs.clear();
+  for (auto &runs : within)
+    runs.clear();
+}
+
+uint64_t BusyIndex::nodesPerItem() const {
+  return 2 * (llvm::Log2_64(leaves) + 1);
+}
+
+std::pair<size_t, size_t> BusyIndex::leafRange(uint32_t id) const {
+  const Interval &live = items[id].live;
+  size_t l = llvm::lower_bound(starts, live.start) - starts.begin();
+  size_t r = llvm::lower_bound(starts, live.end) - starts.begin();
+  assert(l < r && "an item lives at its own start");
+  return {l, r};
+}
+
+template <typename Fn>
+void BusyIndex::forEachCanonical(size_t l, size_t r, Fn fn) const {
+  for (l += leaves, r += leaves; l < r; l >>= 1, r >>= 1) {
+    if (l & 1)
+      fn(l++);
+    if (r & 1)
+      fn(--r);
   }
+}
 
-  void clear() {
-    for (auto &runs : here)
-      runs.clear();
-    for (auto &runs : within)
-      runs.clear();
+void BusyIndex::insert(llvm::SmallVectorImpl<Run> &runs, Run run) {
+  auto first = llvm::partition_point(
+      runs, [&](const Run &r) { return r.second < run.first; });
+  auto last = first;
+  while (last != runs.end() && last->first <= run.second) {
+    run.first = std::min(run.first, last->first);
+    run.second = std::max(run.second, last->second);
+    ++last;
   }
-
-  /// About how many nodes one query and one add walk: four paths.
-  uint64_t nodesPerItem() const { return 4 * (llvm::Log2_64(leaves) + 1); }
-
-  /// Records item `id` at [offset, offset + size).
-  void add(uint32_t id, uint64_t offset) {
-    Run run{offset, offset + items[id].size};
-    auto [l, r] = leafRange(id);
-    forEachCanonical(l, r, [&](size_t node) {
-      insert(here[node], run);
-      insert(within[node], run);
-    });
-    for (size_t node : {l + leaves, r - 1 + leaves})
-      for (; node; node >>= 1)
-        insert(within[node], run);
+  if (first == last) {
+    runs.insert(first, run);
+    return;
   }
+  *first = run;
+  runs.erase(first + 1, last);
+}
 
-  /// The offset for item `id` among the items added (fitAmong); `lists`
-  /// counts the coalesced ranges read.
-  uint64_t place(uint32_t id, Fit fit, uint64_t &lists) {
-    auto [l, r] = leafRange(id);
-    sources.clear();
-    lists = 0;
-    auto source = [&](const llvm::SmallVector<Run, 0> &runs) {
-      if (!runs.empty()) {
-        sources.push_back({runs.begin(), runs.end()});
-        lists += runs.size();
-      }
-    };
-    forEachCanonical(l, r, [&](size_t node) { source(within[node]); });
-    for (size_t node : {l + leaves, r - 1 + leaves})
-      for (; node; node >>= 1)
-        source(here[node]);
-    // Concatenate the sorted lists, then merge neighbours pairwise:
-    // n log(lists) rather than n log n. Runs with equal starts may come in
-    // any order: fitAmong takes the furthest end.
-    auto byStart = [](const Run &a, const Run &b) { return a.first < b.first; };
-    busy.clear();
-    bounds.clear();
-    for (const Source &src : sources) {
-      bounds.push_back(busy.size());
-      busy.insert(busy.end(), src.first, src.second);
+void BusyIndex::add(uint32_t id, uint64_t offset) {
+  Run run{offset, offset + items[id].size};
+  auto [l, r] = leafRange(id);
+  forEachCanonical(l, r, [&](size_t node) { insert(here[node], run); });
+  for (size_t node = l + leaves; node; node >>= 1)
+    insert(within[node], run);
+}
+
+uint64_t BusyIndex::place(uint32_t id, Fit fit, uint64_t &lists) {
+  auto [l, r] = leafRange(id);
+  sources.clear();
+  lists = 0;
+  auto source = [&](const llvm::SmallVector<Run, 0> &runs) {
+    if (!runs.empty()) {
+      sources.push_back({runs.begin(), runs.end()});
+      lists += runs.size();
     }
+  };
+  forEachCanonical(l, r, [&](size_t node) { source(within[node]); });
+  for (size_t node = l + leaves; node; node >>= 1)
+    source(here[node]);
+  // Concatenate the sorted lists, then merge neighbours pairwise:
+  // n log(lists) rather than n log n. Runs with equal starts may come in
+  // any order: fitAmong takes the furthest end.
+  auto byStart = [](const Run &a, const Run &b) { return a.first < b.first; };
+  busy.clear();
+  bounds.clear();
+  for (const Source &src : sources) {
     bounds.push_back(busy.size());
-    while (bounds.size() > 2) {
-      scratch.resize(busy.size());
-      size_t out = 0, k = 0;
-      for (; k + 2 < bounds.size(); k += 2) {
-        std::merge(busy.begin() + bounds[k], busy.begin() + bounds[k + 1],
-                   busy.begin() + bounds[k + 1], busy.begin() + bounds[k + 2],
-                   scratch.begin() + bounds[k], byStart);
-        bounds[out++] = bounds[k];
-      }
-      if (k + 1 < bounds.size()) {
-        std::copy(busy.begin() + bounds[k], busy.begin() + bounds[k + 1],
-                  scratch.begin() + bounds[k]);
-        bounds[out++] = bounds[k];
-      }
-      bounds[out++] = busy.size();
-      bounds.resize(out);
-      busy.swap(scratch);
-    }
-    return fitAmong(busy, items[id].size, items[id].alignment, fit);
+    busy.insert(busy.end(), src.first, src.second);
   }
-
-private:
-  std::pair<size_t, size_t> leafRange(uint32_t id) const {
-    const Interval &live = items[id].live;
-    size_t l = llvm::lower_bound(starts, live.start) - starts.begin();
-    size_t r = llvm::lower_bound(starts, live.end) - starts.begin();
-    return {l, r}; // l < r: the item's own start is a leaf
-  }
-
-  /// The canonical nodes of leaves [l, r), bottom-up.
-  template <typename Fn> void forEachCanonical(size_t l, size_t r, Fn fn) {
-    for (l += leaves, r += leaves; l < r; l >>= 1, r >>= 1) {
-      if (l & 1)
-        fn(l++);
-      if (r & 1)
-        fn(--r);
+  bounds.push_back(busy.size());
+  while (bounds.size() > 2) {
+    scratch.resize(busy.size());
+    size_t out = 0, k = 0;
+    for (; k + 2 < bounds.size(); k += 2) {
+      std::merge(busy.begin() + bounds[k], busy.begin() + bounds[k + 1],
+                 busy.begin() + bounds[k + 1], busy.begin() + bounds[k + 2],
+                 scratch.begin() + bounds[k], byStart);
+      bounds[out++] = bounds[k];
     }
-  }
-
-  /// Adds `run` to the coalesced, sorted `runs`.
-  static void insert(llvm::SmallVectorImpl<Run> &runs, Run run) {
-    auto first = llvm::partition_point(
-        runs, [&](const Run &r) { return r.second < run.first; });
-    auto last = first;
-    while (last != runs.end() && last->first <= run.second) {
-      run.first = std::min(run.first, last->first);
-      run.second = std::max(run.second, last->second);
-      ++last;
+    if (k + 1 < bounds.size()) {
+      std::copy(busy.begin() + bounds[k], busy.begin() + bounds[k + 1],
+                scratch.begin() + bounds[k]);
+      bounds[out++] = bounds[k];
     }
-    if (first == last) {
-      runs.insert(first, run);
-      return;
-    }
-    *first = run;
-    runs.erase(first + 1, last);
+    bounds[out++] = busy.size();
+    bounds.resize(out);
+    busy.swap(scratch);
   }
-
-  ArrayRef<PackItem> items;
-  std::vector<int64_t> starts; // distinct, ascending: the leaves
-  size_t leaves = 1;           // a power of two >= starts.size()
-  std::vector<llvm::SmallVector<Run, 0>> here, within;
-  using Source = std::pair<const Run *, const Run *>;
-  std::vector<Source> sources;
-  std::vector<Run> busy, scratch;
-  std::vector<size_t> bounds; // where each list starts in busy, then its end
-};
+  return fitAmong(busy, items[id].size, items[id].alignment, fit);
+}
 
 /// Work units per coalesced range a BusyIndex query reads and per node an
 /// item's query and add walk: a unit of the greedy placer then takes about
-/// as long as a unit of the canonical search (measured: docs/Packing.md).
-constexpr uint64_t kListWeight = 16;
+/// as long as a unit of the canonical search, about 2 ns on the CI machine
+/// (measured: about 19 ns per range and 40 ns per node, docs/Packing.md).
+constexpr uint64_t kListWeight = 10;
+constexpr uint64_t kNodeWeight = 20;
 
-/// Places `order` one by one, each in the gap `fit` picks among the items of
-/// `order` placed before it (BusyIndex::place; `index` is cleared first).
-/// Charges `budget` (when given) one unit per item and kListWeight per
-/// coalesced range read. Returns the arena, or nullopt when it runs past
-/// `budget` or past `cutoff`.
 std::optional<uint64_t> placeInOrder(BusyIndex &index, ArrayRef<PackItem> items,
                                      ArrayRef<uint32_t> order,
                                      std::vector<uint64_t> &offsets,
                                      const Budget *budget, uint64_t cutoff,
-                                     Fit fit = Fit::Best) {
+                                     Fit fit) {
   index.clear();
   uint64_t arena = 0;
   size_t count = 0;
@@ -340,7 +301,7 @@ std::optional<uint64_t> placeInOrder(BusyIndex &index, ArrayRef<PackItem> items,
     uint64_t lists = 0;
     uint64_t at = index.place(id, fit, lists);
     if (budget)
-      budget->charge(kListWeight * (lists + index.nodesPerItem()));
+      budget->charge(kListWeight * lists + 48 * index.nodesPerItem()); // W
     offsets[id] = at;
     index.add(id, at);
     arena = std::max(arena, at + items[id].size);
@@ -349,6 +310,10 @@ std::optional<uint64_t> placeInOrder(BusyIndex &index, ArrayRef<PackItem> items,
   }
   return arena;
 }
+
+} // namespace mlir::memplan::packing
+
+namespace {
 
 /// The free space of a sweep below its top: coalesced holes, searchable by
 /// offset and by size. Best fit: the smallest hole the item fits in (after

@@ -18,6 +18,7 @@
 #include "memplan/Planning/Packing.h"
 
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/SmallVector.h"
 
 #include <algorithm>
 #include <chrono>
@@ -180,6 +181,73 @@ struct SearchOutcome {
 //===----------------------------------------------------------------------===//
 // PackGreedy.cpp
 //===----------------------------------------------------------------------===//
+
+/// Which gap a greedy placer takes: the smallest that fits (lowest offset
+/// on ties) or the lowest that fits.
+enum class Fit { Best, First };
+
+/// The offset for an item of `size` and `alignment` among `busy` (offset
+/// ranges, sorted by start; they may overlap or touch): in the gap `fit`
+/// picks, or on top of them.
+uint64_t fitAmong(ArrayRef<std::pair<uint64_t, uint64_t>> busy, uint64_t size,
+                  uint64_t alignment, Fit fit = Fit::Best);
+
+/// The busy offsets, by time, of the items a greedy placer has placed so far
+/// (items are only added: placeInOrder). Time is cut at the segment's
+/// distinct start times: two items overlap in time exactly when both live at
+/// the later one's start, so item i covers the leaves [first start >= its
+/// start, first start >= its end) of a segment tree over those starts. An
+/// added item's offset range goes into `here` of the canonical nodes of its
+/// leaves (it lives over the node's whole time) and into `within` of every
+/// node on the leaf-to-root path of its first leaf (it starts within the
+/// node's time). Each node keeps the union of its ranges, coalesced. The
+/// items overlapping a query are then exactly those in `within` of the
+/// query's canonical nodes (they start inside the query) or in `here` of the
+/// nodes on the path of its first leaf (they live at the query's start).
+/// A query reads about 2 log n coalesced lists, which a dense packing keeps
+/// short, instead of every overlapping item. Nothing recurses.
+class BusyIndex {
+public:
+  using Run = std::pair<uint64_t, uint64_t>; // [lo, hi)
+
+  explicit BusyIndex(const Segment &seg);
+  /// Forgets every item added (keeps the lists' memory).
+  void clear();
+  /// About how many nodes one query and one add walk: two paths.
+  uint64_t nodesPerItem() const;
+  /// Records item `id` at [offset, offset + size).
+  void add(uint32_t id, uint64_t offset);
+  /// The offset for item `id` among the items added (fitAmong); `lists`
+  /// counts the coalesced ranges read.
+  uint64_t place(uint32_t id, Fit fit, uint64_t &lists);
+
+private:
+  std::pair<size_t, size_t> leafRange(uint32_t id) const;
+  /// The canonical nodes of leaves [l, r), bottom-up.
+  template <typename Fn> void forEachCanonical(size_t l, size_t r, Fn fn) const;
+  /// Adds `run` to the coalesced, sorted `runs`.
+  static void insert(llvm::SmallVectorImpl<Run> &runs, Run run);
+
+  ArrayRef<PackItem> items;
+  std::vector<int64_t> starts; // distinct, ascending: the leaves
+  size_t leaves = 1;           // a power of two >= starts.size()
+  std::vector<llvm::SmallVector<Run, 0>> here, within;
+  using Source = std::pair<const Run *, const Run *>;
+  std::vector<Source> sources;
+  std::vector<Run> busy, scratch;
+  std::vector<size_t> bounds; // where each list starts in busy, then its end
+};
+
+/// Places `order` one by one, each in the gap `fit` picks among the items of
+/// `order` placed before it (BusyIndex::place; `index` is cleared first).
+/// Charges `budget` (when given) kListWeight per coalesced range read and
+/// kNodeWeight per node walked (BusyIndex::nodesPerItem). Returns the arena, or
+/// nullopt when it runs past `budget` or past `cutoff`.
+std::optional<uint64_t> placeInOrder(BusyIndex &index, ArrayRef<PackItem> items,
+                                     ArrayRef<uint32_t> order,
+                                     std::vector<uint64_t> &offsets,
+                                     const Budget *budget, uint64_t cutoff,
+                                     Fit fit = Fit::Best);
 
 /// One classic rule (greedy-time, greedy-size, first-fit-size,
 /// first-fit-start) on one segment. Returns the arena; offsets filled.

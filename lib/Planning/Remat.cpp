@@ -144,14 +144,30 @@ private:
       }
   }
 
+  /// Rebuilds `x` and, first, its non-resident ancestors, inputs in order,
+  /// depth first (an explicit stack: the chain of ancestors to rebuild can
+  /// be as long as the graph). Each rebuilt ancestor goes into `temps`
+  /// once it exists.
   void materialize(size_t x, size_t now, std::vector<size_t> &temps) {
-    for (size_t w : g.nodes[x].inputs)
-      if (!resident[w]) {
-        materialize(w, now, temps);
-        temps.push_back(w);
+    stack.clear();
+    stack.push_back({x, 0});
+    while (!stack.empty()) {
+      auto &[v, next] = stack.back();
+      const std::vector<size_t> &inputs = g.nodes[v].inputs;
+      while (next < inputs.size() && resident[inputs[next]])
+        ++next;
+      if (next < inputs.size()) {
+        size_t w = inputs[next++];
+        stack.push_back({w, 0}); // invalidates v and next
+        continue;
       }
-    // Alive at least while the region runs.
-    execute(x, now, INT64_MAX);
+      size_t done = v;
+      stack.pop_back();
+      // Alive at least while the region runs.
+      execute(done, now, INT64_MAX);
+      if (!stack.empty())
+        temps.push_back(done);
+    }
   }
 
   /// Runs `v` at schedule position `now`; its output dies after position
@@ -197,6 +213,8 @@ private:
   RematCost result;
   std::vector<size_t> *peakSet = nullptr;
   std::vector<size_t> *trace = nullptr;
+  /// materialize's: (node, next input to look at).
+  std::vector<std::pair<size_t, size_t>> stack;
 };
 } // namespace
 

@@ -13,6 +13,7 @@
 #include "memplan/Planning/RematMILP.h"
 #include "memplan/Transforms/Passes.h"
 
+#include "memplan/Planning/RematArena.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Dominance.h"
@@ -213,6 +214,41 @@ LogicalResult InsertRematPass::writeGraph(FunctionOpInterface func,
   return success();
 }
 
+/// The first k in [from, last] where `fits(k)` holds: every k when the range
+/// holds at most 48, else every stride-th (the last always) and then the
+/// window after the last miss, one by one. Fails when `fits` fails (returns
+/// std::nullopt).
+static FailureOr<std::optional<size_t>>
+firstFitFrom(size_t from, size_t last,
+             llvm::function_ref<std::optional<bool>(size_t)> fits) {
+  size_t stride = std::max<size_t>(1, (last - from + 47) / 48);
+  std::optional<size_t> chosen;
+  size_t lastMiss = from;
+  bool missed = false;
+  for (size_t k = from;; k = std::min(k + stride, last)) {
+    std::optional<bool> fit = fits(k);
+    if (!fit)
+      return failure();
+    if (*fit) {
+      chosen = k;
+      break;
+    }
+    lastMiss = k;
+    missed = true;
+    if (k == last)
+      break;
+  }
+  if (chosen && stride > 1 && missed)
+    for (size_t k = lastMiss + 1; k < *chosen; ++k) {
+      std::optional<bool> fit = fits(k);
+      if (!fit)
+        return failure();
+      if (*fit)
+        return std::optional<size_t>(k);
+    }
+  return chosen;
+}
+
 LogicalResult InsertRematPass::rewrite(FunctionOpInterface func,
                                        const RematOptions &options) {
   FailureOr<FunctionRematGraph> built =
@@ -238,11 +274,12 @@ LogicalResult InsertRematPass::rewrite(FunctionOpInterface func,
   if (budget > 0 && !plan.feasible && !arenaMode)
     return infeasible(plan.smallestPeak);
   if (arenaMode) {
-    // Keep the promise for the packed arena: take the first prefix of the
-    // planner's budget-independent order whose measured arena fits (so a
-    // smaller budget never gets a larger arena). Up to 48 prefixes are all
-    // measured; longer orders are sampled with a stride, then the window
-    // before the first sampled fit is scanned one by one.
+    // Keep the promise for the packed arena: take the first plan of the
+    // planner's budget-independent sequence whose predicted arena fits and
+    // confirm it on a copy of the module (below); where that fails, the
+    // first plan whose measured arena fits. Either way a smaller budget
+    // never gets an earlier plan while predictions are not above measured
+    // arenas (docs/Remat.md). Scans: firstFitFrom.
     std::vector<RematPlan> order =
         rematBudgetSequence(g.graph, 64, /*pastFloor=*/true);
     uint64_t smallestArena = UINT64_MAX;
@@ -251,10 +288,12 @@ LogicalResult InsertRematPass::rewrite(FunctionOpInterface func,
     // only decides when to print, never what is planned.
     bool progress = !quiet && llvm::sys::Process::StandardErrIsDisplayed();
     size_t measured = 0;
+    uint64_t lastMeasured = 0;
     auto fitsAt = [&](size_t k) -> std::optional<bool> {
       std::optional<uint64_t> arena = measureArena(func, order[k], why);
       if (!arena)
         return std::nullopt;
+      lastMeasured = *arena;
       smallestArena = std::min(smallestArena, *arena);
       ++measured;
       auto now = std::chrono::steady_clock::now();
@@ -268,37 +307,67 @@ LogicalResult InsertRematPass::rewrite(FunctionOpInterface func,
       }
       return *arena <= uint64_t(budget);
     };
+    // Rank the plans on the arena predicted without IR (RematArena.h): the
+    // first plan whose prediction fits is the candidate, and only it is
+    // measured. A prediction that was too low (the measured arena does not
+    // fit) sends the search on, measuring, from the next plan.
+    PackOptions predictOptions;
+    predictOptions.algorithm = algorithm;
+    predictOptions.workLimit = workLimit;
+    predictOptions.timeLimitSeconds = timeLimit;
+    size_t predicted = 0;
+    std::optional<uint64_t> lastPrediction;
+    auto predictedFit = [&](size_t k) -> std::optional<bool> {
+      std::optional<RematArenaPrediction> p = predictRematArena(
+          g.graph, order[k].schedule, alignment, predictOptions);
+      ++predicted;
+      lastPrediction.reset();
+      if (p)
+        lastPrediction = p->arena;
+      // No prediction: let the measurement decide.
+      return !p || p->arena <= uint64_t(budget);
+    };
     size_t last = order.size() - 1;
-    size_t stride = std::max<size_t>(1, (last + 47) / 48);
-    std::optional<size_t> chosen;
-    size_t lastMiss = 0;
-    for (size_t k = 0;; k = std::min(k + stride, last)) {
-      std::optional<bool> fits = fitsAt(k);
+    std::optional<size_t> chosen =
+        *firstFitFrom(0, last, predictedFit); // never fails
+    if (chosen) {
+      std::optional<bool> fits = fitsAt(*chosen);
       if (!fits)
         return func.emitError("memplan-insert-remat could not bufferize and "
                               "pack a copy of the module to check the budget: ")
                << why;
-      if (*fits) {
-        chosen = k;
-        break;
+      if (!*fits) {
+        if (progress)
+          llvm::errs() << "memplan-insert-remat: @"
+                       << qualifiedFunctionName(func) << ": plan "
+                       << *chosen + 1 << " was predicted at "
+                       << (lastPrediction ? std::to_string(*lastPrediction)
+                                          : std::string("no"))
+                       << " bytes and measured at " << lastMeasured
+                       << ", above the budget: measuring the plans in turn\n";
+        chosen.reset();
       }
-      lastMiss = k;
-      if (k == last)
-        break;
     }
-    if (chosen && stride > 1)
-      for (size_t k = lastMiss + 1; k < *chosen; ++k)
-        if (fitsAt(k).value_or(false)) {
-          chosen = k;
-          break;
-        }
+    // No prediction fits, or the one that did was too low: the plans are
+    // measured (first fit by measured arena), so that the choice, and the
+    // smallest arena an infeasible budget's error names, are measured ones.
+    if (!chosen) {
+      FailureOr<std::optional<size_t>> measuredFit =
+          firstFitFrom(0, last, fitsAt);
+      if (failed(measuredFit))
+        return func.emitError("memplan-insert-remat could not bufferize and "
+                              "pack a copy of the module to check the budget: ")
+               << why;
+      chosen = *measuredFit;
+    }
     if (!chosen)
       return infeasible(smallestArena);
     plan = order[*chosen];
     if (progress)
       llvm::errs() << "memplan-insert-remat: @" << qualifiedFunctionName(func)
                    << ": chose plan " << *chosen + 1 << " of " << order.size()
-                   << " after " << measured << " measured\n";
+                   << " after " << predicted << " predicted, " << measured
+                   << " measured\n";
   }
   recordDecisions(func, g, plan);
   if (budget > 0)
@@ -809,6 +878,34 @@ LogicalResult ScheduleRewriter::buildGroup(size_t t, ArrayRef<size_t> group,
     types.push_back(v.getType());
   auto recompute = RecomputeOp::create(b, at->getLoc(), types, inputs);
   recompute.getBody().push_back(block.release());
+  // The chains that read the region may start before it (a tensor.empty and
+  // its fill, say): their buffers would then be live across the
+  // recomputation, which the schedule model (and the arena predicted from
+  // it, RematArena.h) does not count. Their pure leading ops move to right
+  // after the region, last first, while nothing before the region reads
+  // them.
+  for (size_t r : readers) {
+    SmallVector<Operation *> early;
+    for (Operation *op : g.chains[r]) {
+      if (!op->isBeforeInBlock(recompute))
+        break;
+      early.push_back(op);
+    }
+    Operation *before = at;
+    for (Operation *op : llvm::reverse(early)) {
+      if (!isPure(op))
+        break;
+      bool readBefore = llvm::any_of(op->getUsers(), [&](Operation *user) {
+        Operation *top = topLevel(user);
+        return top == recompute.getOperation() ||
+               top->isBeforeInBlock(recompute);
+      });
+      if (readBefore)
+        break;
+      op->moveBefore(before);
+      before = op;
+    }
+  }
   // From now on, reads of these nodes see the region's results.
   DenseMap<size_t, Instance> fresh;
   for (auto [k, original] : llvm::enumerate(originals))

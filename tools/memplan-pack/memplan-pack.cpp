@@ -50,13 +50,15 @@ static cl::opt<PackAlgorithm> algorithm("algorithm",
                                         cl::init(PackAlgorithm::Best),
                                         packAlgorithmValues(),
                                         cl::cat(category));
-static cl::opt<uint64_t> workLimit(
-    "work-limit",
-    cl::desc("Bound of best and exact, in work units (default " +
-             std::to_string(kDefaultPackWork) +
-             ", about 1 s; 0: none). The same input and options give the "
-             "same plan on any machine"),
-    cl::init(kDefaultPackWork), cl::cat(category));
+// cl::desc keeps a StringRef: the text must outlive the option.
+static const std::string workLimitHelp =
+    "Bound of best and exact, in work units (default " +
+    std::to_string(kDefaultPackWork) +
+    ", about 1 s; 0: none). The same input and options give the same plan on "
+    "any machine";
+static cl::opt<uint64_t> workLimit("work-limit", cl::desc(workLimitHelp),
+                                   cl::init(kDefaultPackWork),
+                                   cl::cat(category));
 static cl::opt<double> timeLimit(
     "time-limit",
     cl::desc("Also stop best and exact after this many seconds (default: no "

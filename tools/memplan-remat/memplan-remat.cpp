@@ -75,13 +75,15 @@ static cl::opt<double> timeLimit(
              "it stops early the best schedule found is reported with "
              "optimal=no"),
     cl::init(60), cl::cat(category));
-static cl::opt<int64_t> nodeLimit(
-    "node-limit",
-    cl::desc("optimal: branch-and-bound nodes the MILP may explore (default " +
-             std::to_string(kDefaultMILPNodes) +
-             "; 0: none). Unlike the time limit, it gives the same schedule "
-             "on any machine"),
-    cl::init(kDefaultMILPNodes), cl::cat(category));
+// cl::desc keeps a StringRef: the text must outlive the option.
+static const std::string nodeLimitHelp =
+    "optimal: branch-and-bound nodes the MILP may explore (default " +
+    std::to_string(kDefaultMILPNodes) +
+    "; 0: none). Unlike the time limit, it gives the same schedule on any "
+    "machine";
+static cl::opt<int64_t> nodeLimit("node-limit", cl::desc(nodeLimitHelp),
+                                  cl::init(kDefaultMILPNodes),
+                                  cl::cat(category));
 
 static cl::opt<bool> quiet(
     "quiet",

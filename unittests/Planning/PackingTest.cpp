@@ -5,6 +5,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "memplan/Planning/Packing.h"
+// The packers' private header: the busy index is tested directly.
+#include "PackingInternal.h"
 
 #include "llvm/Support/thread.h"
 #include "gtest/gtest.h"
@@ -294,8 +296,9 @@ TEST(PackingTest, ProvenLowerBoundIsSound) {
     ASSERT_LE(r.lowerBound, r.provenLowerBound) << "instance " << iter;
     ASSERT_LE(r.provenLowerBound, optimum) << "instance " << iter;
     ASSERT_LE(r.provenLowerBound, r.arena) << "instance " << iter;
-    if (r.optimal)
+    if (r.optimal) {
       ASSERT_EQ(r.provenLowerBound, r.arena) << "instance " << iter;
+    }
     raised += !r.optimal && r.provenLowerBound > r.lowerBound;
     // Decision mode (Best and Exact, a capacity at or just below the
     // optimum): what it proves is sound too.
@@ -444,23 +447,12 @@ TEST(PackingTest, WorkBoundIsDeterministic) {
   }
 }
 
-/// The classic rules by their definition, in O(n^2): each item in turn (by
-/// size descending, then lifetime descending, then index; or by start, then
-/// index) goes into the smallest (best) or lowest (first) gap among the
+/// Greedy placement by its definition, in O(n^2): each item of `order` in
+/// turn goes into the smallest (best) or lowest (first) gap among the
 /// time-overlapping items placed before it that holds it aligned, or on top.
-std::vector<uint64_t> classicRule(const std::vector<PackItem> &items,
-                                  bool bySize, bool bestFit) {
-  std::vector<uint32_t> order(items.size());
-  std::iota(order.begin(), order.end(), 0);
-  auto length = [&](uint32_t i) {
-    return items[i].live.end - items[i].live.start;
-  };
-  std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
-    if (!bySize)
-      return items[a].live.start < items[b].live.start;
-    return std::make_pair(items[a].size, length(a)) >
-           std::make_pair(items[b].size, length(b));
-  });
+std::vector<uint64_t> placeByDefinition(const std::vector<PackItem> &items,
+                                        const std::vector<uint32_t> &order,
+                                        bool bestFit) {
   auto up = [](uint64_t v, uint64_t a) { return (v + a - 1) / a * a; };
   std::vector<uint64_t> offsets(items.size());
   std::vector<uint32_t> placed;
@@ -487,6 +479,29 @@ std::vector<uint64_t> classicRule(const std::vector<PackItem> &items,
   return offsets;
 }
 
+/// The classic rules' orders: by size descending, then lifetime
+/// descending, then index; or by start, then index.
+std::vector<uint32_t> classicOrder(const std::vector<PackItem> &items,
+                                   bool bySize) {
+  std::vector<uint32_t> order(items.size());
+  std::iota(order.begin(), order.end(), 0);
+  auto length = [&](uint32_t i) {
+    return items[i].live.end - items[i].live.start;
+  };
+  std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+    if (!bySize)
+      return items[a].live.start < items[b].live.start;
+    return std::make_pair(items[a].size, length(a)) >
+           std::make_pair(items[b].size, length(b));
+  });
+  return order;
+}
+
+std::vector<uint64_t> classicRule(const std::vector<PackItem> &items,
+                                  bool bySize, bool bestFit) {
+  return placeByDefinition(items, classicOrder(items, bySize), bestFit);
+}
+
 TEST(PackingTest, ClassicRulesMatchTheirDefinition) {
   // greedy-size, first-fit-size and first-fit-start place every item where
   // the O(n^2) definition does: the busy index behind them neither misses
@@ -505,6 +520,34 @@ TEST(PackingTest, ClassicRulesMatchTheirDefinition) {
       PackResult r = pack(items, options);
       ASSERT_EQ(r.offsets, classicRule(items, bySize, bestFit))
           << stringifyPackAlgorithm(algorithm).str() << ", instance " << iter;
+    }
+  }
+}
+
+TEST(PackingTest, BusyIndexReusedMatchesTheDefinition) {
+  // best's greedy phase runs one busy index through many orders (clear()
+  // between them): every run places as the definition does, in any order,
+  // with either fit.
+  std::mt19937_64 rng(9);
+  for (int iter = 0; iter < 100; ++iter) {
+    std::vector<PackItem> items =
+        randomInstance(rng, 20 + 3 * iter, 10 + iter, 500, 3);
+    packing::Segment seg{items, {}, 0, 0};
+    for (uint32_t i = 0; i < items.size(); ++i)
+      seg.ids.push_back(i);
+    packing::BusyIndex index(seg);
+    for (int run = 0; run < 6; ++run) {
+      std::vector<uint32_t> order = classicOrder(items, run % 3 == 0);
+      if (run % 3 == 2)
+        std::shuffle(order.begin(), order.end(), rng);
+      bool bestFit = run % 2 == 0;
+      std::vector<uint64_t> offsets(items.size());
+      std::optional<uint64_t> arena = packing::placeInOrder(
+          index, items, order, offsets, nullptr, UINT64_MAX,
+          bestFit ? packing::Fit::Best : packing::Fit::First);
+      ASSERT_TRUE(arena.has_value());
+      ASSERT_EQ(offsets, placeByDefinition(items, order, bestFit))
+          << "instance " << iter << ", run " << run;
     }
   }
 }

@@ -344,7 +344,9 @@ def InsertRematPass : Pass<"memplan-insert-remat", "::mlir::ModuleOp"> {
     - a buffer's first execution is its original ops; the recomputations the
       schedule runs before a node become one `memplan.recompute` region
       placed right before that node's first op that reads them (else before
-      its last writer). The region clones the chains it re-runs from the
+      its last writer); the reading chains' pure leading ops that came
+      before the region (a `tensor.empty`, its fill) move to right after it,
+      so that their buffer is not live across the recomputation. The region clones the chains it re-runs from the
       values the schedule reads — kept originals or the results of earlier
       regions (multi-level plans keep states recomputed by one region for
       the next) — so an original buffer dies after its last scheduled read;
@@ -364,11 +366,15 @@ def InsertRematPass : Pass<"memplan-insert-remat", "::mlir::ModuleOp"> {
     The budget bounds the liveness peak of the planned buffers (the remat
     graph's memory model). With `check-arena` (set by `--memplan-pipeline`)
     it is a promise about the packed arena. `budget`: the planner's sequence
-    (independent of the budget, costs never decreasing) is walked and each
-    plan applied to a copy of the module, which is materialized, bufferized
-    and packed; the first plan whose arena fits is taken (all plans up to 48,
-    else every k-th and then the window before the first fit), so a smaller
-    budget never gets a larger arena. `chain`/`optimal`: the plan for the
+    (independent of the budget, costs never decreasing) is walked on each
+    plan's arena predicted without IR (its schedule's buffers packed,
+    Planning/RematArena.h; all plans up to 48, else every k-th and then the
+    window before the first fit), and only the first plan whose prediction
+    fits is applied to a copy of the module, materialized, bufferized and
+    packed; if its arena does not fit, or no prediction does, every plan is
+    measured that way and the first whose arena fits is taken. A smaller
+    budget never gets an earlier plan while predictions are not above
+    measured arenas (docs/Remat.md). `chain`/`optimal`: the plan for the
     budget is packed on a copy, and while its arena overshoots the liveness
     target is lowered by the overshoot (8 rounds at most). If no plan fits,
     the error names the smallest arena measured.
@@ -377,8 +383,10 @@ def InsertRematPass : Pass<"memplan-insert-remat", "::mlir::ModuleOp"> {
     measured against the budget may print a progress line there
     (`memplan-insert-remat: @f: plan k of N (m measured): arena A bytes,
     budget B`): the first at once, then at most one a second over the whole
-    run, and one line per function naming the plan chosen; `quiet` turns
-    them off. They never change the plan. (`chain` and `optimal` print
+    run, one line when a plan's prediction was too low (`plan k was
+    predicted at P bytes and measured at M, above the budget: measuring the
+    plans in turn`), and one line per function naming the plan chosen and
+    how many plans were predicted and measured; `quiet` turns them off. They never change the plan. (`chain` and `optimal` print
     none.)
 
     `export-graph=<file>` writes the remat graph of every function whose
