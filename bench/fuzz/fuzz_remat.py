@@ -556,7 +556,12 @@ def read_document(root):
         backward = node.get("backward")
         if not isinstance(backward, bool):
             return bad("backward")
-        read.append((ident, k, cost, int(math.ceil(ram)), backward))
+        # An integer is read exactly (a double holds 2^53 at most), anything
+        # else rounded up.
+        raw = node.get("cost_ram")
+        exact = raw if isinstance(raw, int) and not isinstance(raw, bool) \
+            else int(math.ceil(ram))
+        read.append((ident, k, cost, exact, backward))
     read.sort(key=lambda t: (t[0], t[1]))
     ids = [t[0] for t in read]
     if len(set(ids)) != len(ids):

@@ -14,6 +14,7 @@
 #include "memplan/Transforms/Passes.h"
 
 #include "memplan/Planning/RematArena.h"
+#include "memplan/Planning/RematGraphIO.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Dominance.h"
@@ -165,6 +166,7 @@ struct InsertRematPass
   /// Applies `plan` (its schedule) to `func`.
   LogicalResult apply(FunctionOpInterface func, FunctionRematGraph &g,
                       const RematPlan &plan);
+
   /// The packed arena of `func` under `plan`, measured on a copy of the
   /// module; std::nullopt if the copy fails to bufferize or pack.
   /// The packed arena of `func` under `plan` (measured on a copy of the
@@ -184,48 +186,32 @@ LogicalResult InsertRematPass::writeGraph(FunctionOpInterface func,
     StringRef stem = StringRef(path).rsplit('.').first;
     path = (stem + "-" + qualifiedFunctionName(func) + ".json").str();
   }
-  llvm::json::Array nodes, links;
-  for (auto [k, node] : llvm::enumerate(g.graph.nodes)) {
-    nodes.push_back(
-        llvm::json::Object{{"id", static_cast<int64_t>(k)},
-                           {"name", describeOp(g.chains[k].front())},
-                           {"backward", node.backward},
-                           {"cost_cpu", node.cost},
-                           {"cost_ram", static_cast<int64_t>(node.bytes)}});
-    for (size_t in : node.inputs)
-      links.push_back(llvm::json::Object{{"source", static_cast<int64_t>(in)},
-                                         {"target", static_cast<int64_t>(k)}});
-  }
+  // Names for the reader: each node's op and location.
+  RematGraph named = g.graph;
+  for (auto [k, node] : llvm::enumerate(named.nodes))
+    node.name = describeOp(g.chains[k].front());
   std::error_code ec;
   llvm::raw_fd_ostream os(path, ec, llvm::sys::fs::OF_Text);
   if (ec)
     return func.emitError("cannot write the remat graph to '")
            << path << "': " << ec.message();
-  os << llvm::formatv(
-            "{0:2}",
-            llvm::json::Value(llvm::json::Object{
-                {"directed", true},
-                {"multigraph", false},
-                {"graph",
-                 llvm::json::Object{{"function", qualifiedFunctionName(func)}}},
-                {"nodes", std::move(nodes)},
-                {"links", std::move(links)}}))
+  os << llvm::formatv("{0:2}",
+                      rematGraphToJSON(named, qualifiedFunctionName(func)))
      << "\n";
   return success();
 }
 
-/// The first k in [from, last] where `fits(k)` holds: every k when the range
-/// holds at most 48, else every stride-th (the last always) and then the
-/// window after the last miss, one by one. Fails when `fits` fails (returns
-/// std::nullopt).
+/// The first k in [0, last] where `fits(k)` holds: every k when there are
+/// at most 49, else every stride-th (the last always) and then the window
+/// after the last miss, one by one. When `fits` is monotone (a k that fits
+/// one budget fits every larger one), so is the result: a smaller budget
+/// never gets an earlier k. Fails when `fits` fails (returns std::nullopt).
 static FailureOr<std::optional<size_t>>
-firstFitFrom(size_t from, size_t last,
-             llvm::function_ref<std::optional<bool>(size_t)> fits) {
-  size_t stride = std::max<size_t>(1, (last - from + 47) / 48);
+firstFit(size_t last, llvm::function_ref<std::optional<bool>(size_t)> fits) {
+  size_t stride = std::max<size_t>(1, (last + 47) / 48);
   std::optional<size_t> chosen;
-  size_t lastMiss = from;
-  bool missed = false;
-  for (size_t k = from;; k = std::min(k + stride, last)) {
+  std::optional<size_t> lastMiss;
+  for (size_t k = 0;; k = std::min(k + stride, last)) {
     std::optional<bool> fit = fits(k);
     if (!fit)
       return failure();
@@ -234,12 +220,11 @@ firstFitFrom(size_t from, size_t last,
       break;
     }
     lastMiss = k;
-    missed = true;
     if (k == last)
       break;
   }
-  if (chosen && stride > 1 && missed)
-    for (size_t k = lastMiss + 1; k < *chosen; ++k) {
+  if (chosen && lastMiss)
+    for (size_t k = *lastMiss + 1; k < *chosen; ++k) {
       std::optional<bool> fit = fits(k);
       if (!fit)
         return failure();
@@ -275,11 +260,9 @@ LogicalResult InsertRematPass::rewrite(FunctionOpInterface func,
     return infeasible(plan.smallestPeak);
   if (arenaMode) {
     // Keep the promise for the packed arena: take the first plan of the
-    // planner's budget-independent sequence whose predicted arena fits and
-    // confirm it on a copy of the module (below); where that fails, the
-    // first plan whose measured arena fits. Either way a smaller budget
-    // never gets an earlier plan while predictions are not above measured
-    // arenas (docs/Remat.md). Scans: firstFitFrom.
+    // planner's budget-independent sequence whose predicted arena, and then
+    // whose arena measured on a copy of the module, fits (below; scans:
+    // firstFit).
     std::vector<RematPlan> order =
         rematBudgetSequence(g.graph, 64, /*pastFloor=*/true);
     uint64_t smallestArena = UINT64_MAX;
@@ -289,10 +272,16 @@ LogicalResult InsertRematPass::rewrite(FunctionOpInterface func,
     bool progress = !quiet && llvm::sys::Process::StandardErrIsDisplayed();
     size_t measured = 0;
     uint64_t lastMeasured = 0;
+    // Each plan is measured once (the fallback below walks plans the first
+    // scan may have measured).
+    std::vector<std::optional<uint64_t>> measuredArena(order.size());
     auto fitsAt = [&](size_t k) -> std::optional<bool> {
+      if (measuredArena[k])
+        return *measuredArena[k] <= uint64_t(budget);
       std::optional<uint64_t> arena = measureArena(func, order[k], why);
       if (!arena)
         return std::nullopt;
+      measuredArena[k] = *arena;
       lastMeasured = *arena;
       smallestArena = std::min(smallestArena, *arena);
       ++measured;
@@ -307,59 +296,56 @@ LogicalResult InsertRematPass::rewrite(FunctionOpInterface func,
       }
       return *arena <= uint64_t(budget);
     };
-    // Rank the plans on the arena predicted without IR (RematArena.h): the
-    // first plan whose prediction fits is the candidate, and only it is
-    // measured. A prediction that was too low (the measured arena does not
-    // fit) sends the search on, measuring, from the next plan.
+    // Rank the plans on the arena predicted without IR (RematArena.h): a
+    // plan fits when its prediction fits and then, measured, its arena does
+    // too, so only plans predicted to fit are measured (normally one). The
+    // first plan that fits is taken; the test is monotone in the budget, so
+    // a smaller budget never gets an earlier plan. When no plan passes it,
+    // the plans' arenas are measured (firstFit by measured arena): the
+    // choice, and the smallest arena an infeasible budget's error names, are
+    // measured ones.
     PackOptions predictOptions;
     predictOptions.algorithm = algorithm;
     predictOptions.workLimit = workLimit;
     predictOptions.timeLimitSeconds = timeLimit;
     size_t predicted = 0;
-    std::optional<uint64_t> lastPrediction;
-    auto predictedFit = [&](size_t k) -> std::optional<bool> {
+    auto predictedThenMeasured = [&](size_t k) -> std::optional<bool> {
       std::optional<RematArenaPrediction> p = predictRematArena(
           g.graph, order[k].schedule, alignment, predictOptions);
       ++predicted;
-      lastPrediction.reset();
-      if (p)
-        lastPrediction = p->arena;
-      // No prediction: let the measurement decide.
-      return !p || p->arena <= uint64_t(budget);
+      // No prediction (sizes past what packing takes): measure.
+      if (p && p->arena > uint64_t(budget))
+        return false;
+      std::optional<bool> fits = fitsAt(k);
+      if (fits && !*fits && p && progress)
+        llvm::errs() << "memplan-insert-remat: @" << qualifiedFunctionName(func)
+                     << ": plan " << k + 1 << " was predicted at " << p->arena
+                     << " bytes and measured at " << lastMeasured
+                     << ", above the budget\n";
+      return fits;
     };
     size_t last = order.size() - 1;
-    std::optional<size_t> chosen =
-        *firstFitFrom(0, last, predictedFit); // never fails
-    if (chosen) {
-      std::optional<bool> fits = fitsAt(*chosen);
-      if (!fits)
-        return func.emitError("memplan-insert-remat could not bufferize and "
-                              "pack a copy of the module to check the budget: ")
-               << why;
-      if (!*fits) {
-        if (progress)
-          llvm::errs() << "memplan-insert-remat: @"
-                       << qualifiedFunctionName(func) << ": plan "
-                       << *chosen + 1 << " was predicted at "
-                       << (lastPrediction ? std::to_string(*lastPrediction)
-                                          : std::string("no"))
-                       << " bytes and measured at " << lastMeasured
-                       << ", above the budget: measuring the plans in turn\n";
-        chosen.reset();
+    // Every plan in turn (predictions are cheap): the first that passes is
+    // normally the only one measured.
+    FailureOr<std::optional<size_t>> found = std::optional<size_t>();
+    for (size_t k = 0; k <= last; ++k) {
+      std::optional<bool> fits = predictedThenMeasured(k);
+      if (!fits) {
+        found = failure();
+        break;
+      }
+      if (*fits) {
+        found = std::optional<size_t>(k);
+        break;
       }
     }
-    // No prediction fits, or the one that did was too low: the plans are
-    // measured (first fit by measured arena), so that the choice, and the
-    // smallest arena an infeasible budget's error names, are measured ones.
-    if (!chosen) {
-      FailureOr<std::optional<size_t>> measuredFit =
-          firstFitFrom(0, last, fitsAt);
-      if (failed(measuredFit))
-        return func.emitError("memplan-insert-remat could not bufferize and "
-                              "pack a copy of the module to check the budget: ")
-               << why;
-      chosen = *measuredFit;
-    }
+    if (succeeded(found) && !*found)
+      found = firstFit(last, fitsAt);
+    if (failed(found))
+      return func.emitError("memplan-insert-remat could not bufferize and "
+                            "pack a copy of the module to check the budget: ")
+             << why;
+    std::optional<size_t> chosen = *found;
     if (!chosen)
       return infeasible(smallestArena);
     plan = order[*chosen];
@@ -882,9 +868,12 @@ LogicalResult ScheduleRewriter::buildGroup(size_t t, ArrayRef<size_t> group,
   // its fill, say): their buffers would then be live across the
   // recomputation, which the schedule model (and the arena predicted from
   // it, RematArena.h) does not count. Their pure leading ops move to right
-  // after the region, last first, while nothing before the region reads
-  // them.
+  // after the region, last first, each only while every op that reads it
+  // still comes after where it goes (ops moved before it included).
+  llvm::SmallDenseSet<size_t, 8> movedChains;
   for (size_t r : readers) {
+    if (!movedChains.insert(r).second)
+      continue;
     SmallVector<Operation *> early;
     for (Operation *op : g.chains[r]) {
       if (!op->isBeforeInBlock(recompute))
@@ -896,9 +885,7 @@ LogicalResult ScheduleRewriter::buildGroup(size_t t, ArrayRef<size_t> group,
       if (!isPure(op))
         break;
       bool readBefore = llvm::any_of(op->getUsers(), [&](Operation *user) {
-        Operation *top = topLevel(user);
-        return top == recompute.getOperation() ||
-               top->isBeforeInBlock(recompute);
+        return topLevel(user)->isBeforeInBlock(before);
       });
       if (readBefore)
         break;

@@ -72,3 +72,40 @@ func.func @early(%x: tensor<8xf32>, %dy: tensor<8xf32>) -> (tensor<f32>, tensor<
   %g2 = linalg.mul ins(%g1, %dy : tensor<8xf32>, tensor<8xf32>) outs(%c : tensor<8xf32>) -> tensor<8xf32>
   return %loss, %g1, %g2 : tensor<f32>, tensor<8xf32>, tensor<8xf32>
 }
+
+// -----
+
+// Two backward chains start before the region that recomputes %h: %g1's
+// buffer is %sum, computed from %zeros — which is also the start of %g2's
+// chain. The chains' leading ops move after the region only where every op
+// that reads them still follows: %sum's empty and add move, %zeros (read by
+// the add, which moved first) stays before the region.
+// ALL-LABEL: func.func @cross_read
+// ALL: %[[Z:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<16xf32>)
+// ALL: memplan.recompute
+// ALL: memplan.yield
+// ALL: tensor.empty() : tensor<16xf32>
+// ALL-NEXT: linalg.add ins(%[[Z]], %[[Z]] : tensor<16xf32>, tensor<16xf32>)
+// ALL-NEXT: linalg.mul
+// ALL-NEXT: linalg.mul
+func.func @cross_read(%x: tensor<16xf32>, %dy: tensor<16xf32>) -> (tensor<f32>, tensor<16xf32>, tensor<16xf32>) {
+  %e0 = tensor.empty() : tensor<16xf32>
+  %h = linalg.exp ins(%x : tensor<16xf32>) outs(%e0 : tensor<16xf32>) -> tensor<16xf32>
+  %e1 = tensor.empty() : tensor<16xf32>
+  %h1 = linalg.exp ins(%h : tensor<16xf32>) outs(%e1 : tensor<16xf32>) -> tensor<16xf32>
+  %c0 = arith.constant 0.0 : f32
+  %el = tensor.empty() : tensor<f32>
+  %l0 = linalg.fill ins(%c0 : f32) outs(%el : tensor<f32>) -> tensor<f32>
+  %loss = linalg.reduce ins(%h1 : tensor<16xf32>) outs(%l0 : tensor<f32>) dimensions = [0]
+    (%a: f32, %acc: f32) {
+      %s = arith.addf %a, %acc : f32
+      linalg.yield %s : f32
+    }
+  %ez = tensor.empty() : tensor<16xf32>
+  %zeros = linalg.fill ins(%c0 : f32) outs(%ez : tensor<16xf32>) -> tensor<16xf32>
+  %es = tensor.empty() : tensor<16xf32>
+  %sum = linalg.add ins(%zeros, %zeros : tensor<16xf32>, tensor<16xf32>) outs(%es : tensor<16xf32>) -> tensor<16xf32>
+  %g2 = linalg.mul ins(%dy, %h : tensor<16xf32>, tensor<16xf32>) outs(%zeros : tensor<16xf32>) -> tensor<16xf32>
+  %g1 = linalg.mul ins(%dy, %h : tensor<16xf32>, tensor<16xf32>) outs(%sum : tensor<16xf32>) -> tensor<16xf32>
+  return %loss, %g2, %g1 : tensor<f32>, tensor<16xf32>, tensor<16xf32>
+}

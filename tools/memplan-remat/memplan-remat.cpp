@@ -1,11 +1,9 @@
 //===- memplan-remat.cpp - Rematerialization on node-link graphs ----------===//
 //
-// Part of memplan. Reads a computation graph in networkx node-link JSON (the
-// format of the graphs published with Checkmate and Moccasin): `nodes` with
-// `id`, compute cost `cost_cpu`, output bytes `cost_ram`, a `backward` flag
-// and an optional `name`; `links` (or `edges`) with `source` and `target`.
-// Nodes run in increasing `id`, a topological order. Plans which forward
-// outputs to recompute under the memory model of docs/Remat.md.
+// Part of memplan. Reads a computation graph in networkx node-link JSON
+// (memplan/Planning/RematGraphIO.h, the format of the graphs published with
+// Checkmate and Moccasin) and plans which forward outputs to recompute under
+// the memory model of docs/Remat.md.
 //
 //   memplan-remat --input G.json [--budget=BYTES] [--policy=P] [--output
 //   D.json]
@@ -21,6 +19,7 @@
 #include "memplan/Planning/Limits.h"
 #include "memplan/Planning/Remat.h"
 #include "memplan/Planning/RematChain.h"
+#include "memplan/Planning/RematGraphIO.h"
 #include "memplan/Planning/RematMILP.h"
 
 #include "llvm/ADT/DenseMap.h"
@@ -111,139 +110,16 @@ static std::string costText(double cost) {
   return text;
 }
 
-/// The deepest nesting of arrays and objects a graph file may have (a
-/// node-link graph needs 3: llvm::json's parser recurses once per level).
-constexpr unsigned kMaxJsonNesting = 64;
-
-/// The line:column of the first bracket nested deeper than kMaxJsonNesting,
-/// found without recursion (strings and their escapes skipped).
-static std::optional<std::pair<unsigned, unsigned>>
-findDeepNesting(StringRef text) {
-  unsigned depth = 0, line = 1, column = 0;
-  bool inString = false, escaped = false;
-  for (char c : text) {
-    ++column;
-    if (c == '\n') {
-      ++line;
-      column = 0;
-    }
-    if (inString) {
-      if (escaped)
-        escaped = false;
-      else if (c == '\\')
-        escaped = true;
-      else if (c == '"')
-        inString = false;
-      continue;
-    }
-    if (c == '"') {
-      inString = true;
-    } else if (c == '[' || c == '{') {
-      if (++depth > kMaxJsonNesting)
-        return std::make_pair(line, column);
-    } else if ((c == ']' || c == '}') && depth > 0) {
-      --depth;
-    }
-  }
-  return std::nullopt;
-}
-
 static RematGraph readGraph(StringRef path) {
   ErrorOr<std::unique_ptr<MemoryBuffer>> file =
       MemoryBuffer::getFileOrSTDIN(path);
   if (!file)
     fail("cannot read '" + path + "': " + file.getError().message());
-  if (auto deep = findDeepNesting((*file)->getBuffer()))
-    fail(path + ":" + Twine(deep->first) + ":" + Twine(deep->second) +
-         ": arrays and objects nested deeper than " + Twine(kMaxJsonNesting) +
-         " levels");
-  Expected<json::Value> parsed = json::parse((*file)->getBuffer());
-  if (!parsed)
-    fail(path + ": not JSON: " + toString(parsed.takeError()));
-  json::Object *root = parsed->getAsObject();
-  if (!root)
-    fail(path + ": the top level must be an object");
-  json::Array *nodes = root->getArray("nodes");
-  if (!nodes)
-    fail(path + ": missing array 'nodes'");
-  json::Array *links = root->getArray("links");
-  if (!links)
-    links = root->getArray("edges");
-  if (!links)
-    fail(path + ": missing array 'links' (or 'edges')");
-
-  std::vector<RematNode> read;
-  for (auto [k, value] : llvm::enumerate(*nodes)) {
-    json::Object *node = value.getAsObject();
-    std::string where = (path + ": nodes[" + Twine(k) + "]").str();
-    if (!node)
-      fail(where + " is not an object");
-    std::optional<int64_t> id = node->getInteger("id");
-    if (!id)
-      fail(where + ": missing integer 'id'");
-    std::optional<double> cost = node->getNumber("cost_cpu");
-    std::optional<double> ram = node->getNumber("cost_ram");
-    if (!cost || !std::isfinite(*cost) || *cost < 0)
-      fail(where + " (id " + Twine(*id) +
-           "): 'cost_cpu' must be a non-negative number");
-    if (!ram || !std::isfinite(*ram) || *ram < 0 || *ram > 9.0e18)
-      fail(where + " (id " + Twine(*id) +
-           "): 'cost_ram' must be a non-negative number of bytes");
-    std::optional<bool> backward = node->getBoolean("backward");
-    if (!backward)
-      fail(where + " (id " + Twine(*id) + "): missing boolean 'backward'");
-    RematNode n;
-    n.id = *id;
-    n.cost = *cost;
-    n.bytes = uint64_t(std::ceil(*ram));
-    n.backward = *backward;
-    if (std::optional<StringRef> name = node->getString("name"))
-      n.name = name->str();
-    read.push_back(std::move(n));
-  }
-  llvm::stable_sort(
-      read, [](const RematNode &a, const RematNode &b) { return a.id < b.id; });
-  // Ids are sorted: duplicates are neighbours, a lookup is a binary search
-  // (every int64 is a valid id; a hash map would reserve some as keys).
-  for (size_t i = 1; i < read.size(); ++i)
-    if (read[i - 1].id == read[i].id)
-      fail(path + ": duplicate node id " + Twine(read[i].id));
-  struct Index {
-    const std::vector<RematNode> &nodes;
-    std::optional<size_t> find(int64_t id) const {
-      auto it = llvm::partition_point(
-          nodes, [&](const RematNode &n) { return n.id < id; });
-      if (it == nodes.end() || it->id != id)
-        return std::nullopt;
-      return size_t(it - nodes.begin());
-    }
-  } index{read};
-  for (auto [k, value] : llvm::enumerate(*links)) {
-    json::Object *link = value.getAsObject();
-    std::string where = (path + ": links[" + Twine(k) + "]").str();
-    std::optional<int64_t> source =
-        link ? link->getInteger("source") : std::nullopt;
-    std::optional<int64_t> target =
-        link ? link->getInteger("target") : std::nullopt;
-    if (!source || !target)
-      fail(where + ": needs integer 'source' and 'target'");
-    std::optional<size_t> s = index.find(*source), t = index.find(*target);
-    if (!s || !t)
-      fail(where + ": unknown node " + Twine(!s ? *source : *target));
-    if (*source >= *target)
-      fail(where + ": source " + Twine(*source) +
-           " does not run before target " + Twine(*target) +
-           " (ids must be a topological order)");
-    if (read[*s].backward && !read[*t].backward)
-      fail(where + ": a forward node (" + Twine(*target) +
-           ") reads a backward node (" + Twine(*source) + ")");
-    read[*t].inputs.push_back(*s);
-  }
-  RematGraph graph;
-  graph.nodes = std::move(read);
-  if (std::optional<std::string> error = graph.validate())
-    fail(path + ": " + *error);
-  return graph;
+  std::variant<RematGraph, std::string> graph =
+      parseRematGraphJSON((*file)->getBuffer(), path);
+  if (auto *error = std::get_if<std::string>(&graph))
+    fail(*error);
+  return std::move(std::get<RematGraph>(graph));
 }
 
 /// "N bytes (policy P)": the smallest budget any of memplan's policies

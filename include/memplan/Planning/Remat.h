@@ -170,9 +170,10 @@ RematPlan planRemat(const RematGraph &graph, const RematOptions &options);
 /// improveSchedule(schedule of the shortest greedy prefix peaking at most
 /// c_i, c_i); plan j is the cheapest of S_j ... S_K (ties: the lower peak).
 /// Costs never decrease along the sequence and every plan peaks at most its
-/// cap, so "the first plan that fits" — by peak (planRemat) or by packed
-/// arena (--memplan-insert-remat) — is monotone: a smaller budget never
-/// gets a larger peak or arena, nor a smaller cost. Consecutive equal plans
+/// cap, so "the first plan that fits" by peak (planRemat) is monotone: a
+/// smaller budget never gets a larger peak nor a smaller cost. (By packed
+/// arena, --memplan-insert-remat's rule, a smaller budget never gets an
+/// earlier plan: docs/Remat.md says when.) Consecutive equal plans
 /// are merged. `steps` is K. With `pastFloor`, the greedy prefixes longer
 /// than the floor's follow as one-level plans (their liveness peaks are
 /// higher, but their packed arenas can be smaller; costs still never

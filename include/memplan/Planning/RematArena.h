@@ -1,5 +1,4 @@
-//===- RematArena.h - The packed arena of a remat schedule -------*- C++
-//-*-===//
+//===- RematArena.h - The packed arena of a remat schedule -----*- C++ -*-===//
 //
 // Part of memplan. IR-free: depends on LLVM Support only.
 //
@@ -10,8 +9,8 @@
 // of its node's bytes (aligned), live from its position in the schedule to
 // the last execution that reads it (scheduleLastReads), and the buffers are
 // packed by the packer the passes use (Packing.h). The budget search of
-// --memplan-insert-remat ranks its plans on this prediction and confirms
-// only the one it chooses on the IR (docs/Remat.md).
+// --memplan-insert-remat measures on the IR only the plans whose predicted
+// arena fits (docs/Remat.md).
 //
 //===----------------------------------------------------------------------===//
 
@@ -41,8 +40,9 @@ struct RematArenaPrediction {
   uint64_t lowerBound = 0;
 };
 
-/// Packs rematScheduleItems with `options`; std::nullopt when the items'
-/// sizes total more than packing allows (validatePackItems).
+/// Packs rematScheduleItems with `options`; std::nullopt when
+/// validatePackItems refuses the items (sizes totalling more than packing
+/// allows, an alignment that is not a power of two).
 std::optional<RematArenaPrediction>
 predictRematArena(const RematGraph &graph, llvm::ArrayRef<size_t> schedule,
                   uint64_t alignment, const PackOptions &options);

@@ -366,27 +366,28 @@ def InsertRematPass : Pass<"memplan-insert-remat", "::mlir::ModuleOp"> {
     The budget bounds the liveness peak of the planned buffers (the remat
     graph's memory model). With `check-arena` (set by `--memplan-pipeline`)
     it is a promise about the packed arena. `budget`: the planner's sequence
-    (independent of the budget, costs never decreasing) is walked on each
-    plan's arena predicted without IR (its schedule's buffers packed,
-    Planning/RematArena.h; all plans up to 48, else every k-th and then the
-    window before the first fit), and only the first plan whose prediction
-    fits is applied to a copy of the module, materialized, bufferized and
-    packed; if its arena does not fit, or no prediction does, every plan is
-    measured that way and the first whose arena fits is taken. A smaller
-    budget never gets an earlier plan while predictions are not above
-    measured arenas (docs/Remat.md). `chain`/`optimal`: the plan for the
-    budget is packed on a copy, and while its arena overshoots the liveness
-    target is lowered by the overshoot (8 rounds at most). If no plan fits,
+    (independent of the budget, costs never decreasing) is walked in order,
+    each plan's arena predicted without IR (its schedule's buffers packed,
+    Planning/RematArena.h), and the first plan whose prediction fits and
+    whose arena, measured on a copy of the module (materialized, bufferized
+    and packed), fits is taken: normally one copy is measured. If none
+    passes, the plans are measured (all up to 49, else every k-th and then
+    the window before the first fit) and the first whose arena fits is
+    taken. A smaller budget never gets an earlier plan (the walk's test is
+    monotone in the budget), except where a prediction is above a measured
+    arena and that fallback decides (docs/Remat.md). `chain`/`optimal`: the
+    plan for the budget is packed on a copy, and while its arena overshoots
+    the liveness target is lowered by the overshoot (8 rounds at most). If no plan fits,
     the error names the smallest arena measured.
 
     With `check-arena`, policy `budget` and stderr a terminal, each plan
     measured against the budget may print a progress line there
     (`memplan-insert-remat: @f: plan k of N (m measured): arena A bytes,
     budget B`): the first at once, then at most one a second over the whole
-    run, one line when a plan's prediction was too low (`plan k was
-    predicted at P bytes and measured at M, above the budget: measuring the
-    plans in turn`), and one line per function naming the plan chosen and
-    how many plans were predicted and measured; `quiet` turns them off. They never change the plan. (`chain` and `optimal` print
+    run, one line for each plan whose prediction was too low (`plan k was
+    predicted at P bytes and measured at M, above the budget`), and one line
+    per function naming the plan chosen and how many plans were predicted
+    and measured; `quiet` turns them off. They never change the plan. (`chain` and `optimal` print
     none.)
 
     `export-graph=<file>` writes the remat graph of every function whose
