@@ -582,7 +582,8 @@ def run_case(driver, tool, rng, work, case):
         f.write(data)
 
     args = ["--input", path]
-    algorithm = rng.choice(["greedy-size", "greedy-time", "best", "exact"])
+    algorithm = rng.choice(["greedy-size", "greedy-time", "first-fit-size",
+                            "first-fit-start", "best", "exact"])
     bad_option = None
     if rng.random() < 0.02:
         algorithm = rng.choice(["fastest", "", "Best"])
