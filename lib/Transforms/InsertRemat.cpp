@@ -265,13 +265,11 @@ LogicalResult InsertRematPass::rewrite(FunctionOpInterface func,
     // firstFit).
     std::vector<RematPlan> order =
         rematBudgetSequence(g.graph, 64, /*pastFloor=*/true);
-    uint64_t smallestArena = UINT64_MAX;
     std::string why;
     // Progress for a person watching a long budgeted compile: the clock
     // only decides when to print, never what is planned.
     bool progress = !quiet && llvm::sys::Process::StandardErrIsDisplayed();
     size_t measured = 0;
-    uint64_t lastMeasured = 0;
     // Each plan is measured once (the fallback below walks plans the first
     // scan may have measured).
     std::vector<std::optional<uint64_t>> measuredArena(order.size());
@@ -282,8 +280,6 @@ LogicalResult InsertRematPass::rewrite(FunctionOpInterface func,
       if (!arena)
         return std::nullopt;
       measuredArena[k] = *arena;
-      lastMeasured = *arena;
-      smallestArena = std::min(smallestArena, *arena);
       ++measured;
       auto now = std::chrono::steady_clock::now();
       if (progress && (!lastProgressLine ||
@@ -320,7 +316,7 @@ LogicalResult InsertRematPass::rewrite(FunctionOpInterface func,
       if (fits && !*fits && p && progress)
         llvm::errs() << "memplan-insert-remat: @" << qualifiedFunctionName(func)
                      << ": plan " << k + 1 << " was predicted at " << p->arena
-                     << " bytes and measured at " << lastMeasured
+                     << " bytes and measured at " << *measuredArena[k]
                      << ", above the budget\n";
       return fits;
     };
@@ -346,8 +342,13 @@ LogicalResult InsertRematPass::rewrite(FunctionOpInterface func,
                             "pack a copy of the module to check the budget: ")
              << why;
     std::optional<size_t> chosen = *found;
-    if (!chosen)
-      return infeasible(smallestArena);
+    if (!chosen) {
+      uint64_t smallest = UINT64_MAX;
+      for (const std::optional<uint64_t> &arena : measuredArena)
+        if (arena)
+          smallest = std::min(smallest, *arena);
+      return infeasible(smallest);
+    }
     plan = order[*chosen];
     if (progress)
       llvm::errs() << "memplan-insert-remat: @" << qualifiedFunctionName(func)

@@ -1,4 +1,4 @@
-//===- RandomRematGraph.h - Random training graphs for tests ----*- C++ -*-===//
+//===- RandomRematGraph.h - Training graphs for tests ----------*- C++ -*-===//
 //
 // Part of memplan.
 //
@@ -43,6 +43,25 @@ inline RematGraph randomGraph(std::mt19937_64 &rng, int forward, int maxBytes) {
     g.nodes.push_back({int64_t(g.nodes.size()), "", double(2 * cost(rng)),
                        uint64_t(bytes(rng)), true, in});
   }
+  return g;
+}
+
+/// test/Tools/memplan-remat/Inputs/example.json: three layers, a loss, three
+/// grads.
+inline RematGraph exampleGraph() {
+  RematGraph g;
+  auto add = [&](bool backward, double cost, uint64_t bytes,
+                 std::vector<size_t> inputs) {
+    g.nodes.push_back(
+        {int64_t(g.nodes.size()), "", cost, bytes, backward, inputs});
+  };
+  add(false, 10, 4096, {});
+  add(false, 10, 4096, {0});
+  add(false, 10, 4096, {1});
+  add(false, 1, 4, {2});
+  add(true, 20, 4096, {3, 2, 1});
+  add(true, 20, 4096, {4, 1, 0});
+  add(true, 20, 4096, {5, 0});
   return g;
 }
 

@@ -15,29 +15,11 @@ using namespace mlir::memplan;
 
 namespace {
 
-/// Three layers, a loss, three grads (as RematTest's example).
-RematGraph example() {
-  RematGraph g;
-  auto add = [&](bool backward, double cost, uint64_t bytes,
-                 std::vector<size_t> inputs) {
-    g.nodes.push_back(
-        {int64_t(g.nodes.size()), "", cost, bytes, backward, inputs});
-  };
-  add(false, 10, 4096, {});
-  add(false, 10, 4096, {0});
-  add(false, 10, 4096, {1});
-  add(false, 1, 4, {2});
-  add(true, 20, 4096, {3, 2, 1});
-  add(true, 20, 4096, {4, 1, 0});
-  add(true, 20, 4096, {5, 0});
-  return g;
-}
-
 TEST(RematArenaTest, ExampleByHand) {
   // Keep-all: node k runs at step k and lives to its last reader. At step 4
   // nodes 0-3 and 4's output are live: 4 x 4096 + 4 bytes; the packer gets
   // that peak. Aligned to 64, the 4-byte loss takes 64.
-  RematGraph g = example();
+  RematGraph g = exampleGraph();
   std::vector<size_t> keepAll = {0, 1, 2, 3, 4, 5, 6};
   std::vector<PackItem> items = rematScheduleItems(g, keepAll, 1);
   ASSERT_EQ(items.size(), 7u);

@@ -15,28 +15,9 @@ using namespace mlir::memplan;
 
 namespace {
 
-/// test/Tools/memplan-remat/Inputs/example.json: three layers, a loss, three
-/// grads.
-RematGraph example() {
-  RematGraph g;
-  auto add = [&](bool backward, double cost, uint64_t bytes,
-                 std::vector<size_t> inputs) {
-    g.nodes.push_back(
-        {int64_t(g.nodes.size()), "", cost, bytes, backward, inputs});
-  };
-  add(false, 10, 4096, {});
-  add(false, 10, 4096, {0});
-  add(false, 10, 4096, {1});
-  add(false, 1, 4, {2});
-  add(true, 20, 4096, {3, 2, 1});
-  add(true, 20, 4096, {4, 1, 0});
-  add(true, 20, 4096, {5, 0});
-  return g;
-}
-
 TEST(RematTest, ExampleKeepAllByHand) {
   // 0,1,2 resident (12288) + loss (4) + layer3_grad (4096) at node 4.
-  RematCost c = simulateRemat(example(), std::vector<uint8_t>(7, 0));
+  RematCost c = simulateRemat(exampleGraph(), std::vector<uint8_t>(7, 0));
   EXPECT_EQ(c.peak, 16388u);
   EXPECT_EQ(c.cost, 91);
 }
@@ -46,7 +27,7 @@ TEST(RematTest, RecomputingAddsItsCost) {
   // layer2_grad, then resident until layer1_grad.
   std::vector<uint8_t> r(7, 0);
   r[0] = 1;
-  RematCost c = simulateRemat(example(), r);
+  RematCost c = simulateRemat(exampleGraph(), r);
   EXPECT_EQ(c.cost, 101);
   // layer3_grad now runs without layer1 (1, 2, 3 and its output: 12292 B);
   // the peak moves to layer2_grad: layer1 (recomputed), layer2, layer3_grad
@@ -223,7 +204,7 @@ TEST(RematTest, ImproveScheduleKeepsRecomputedStates) {
 }
 
 TEST(RematTest, FixedPolicies) {
-  RematGraph g = example();
+  RematGraph g = exampleGraph();
   RematOptions options;
   options.policy = RematPolicy::RecomputeAll;
   RematPlan all = planRemat(g, options);
@@ -244,7 +225,7 @@ TEST(RematTest, FixedPolicies) {
 } // namespace
 
 TEST(RematTest, ScheduleByHand) {
-  RematGraph g = example();
+  RematGraph g = exampleGraph();
   // Recompute layer1 before layer2_grad: the plan of RecomputingAddsItsCost.
   std::vector<size_t> schedule{0, 1, 2, 3, 4, 0, 5, 6};
   EXPECT_FALSE(checkSchedule(g, schedule).has_value());
@@ -259,7 +240,7 @@ TEST(RematTest, ScheduleByHand) {
 }
 
 TEST(RematTest, CheckScheduleRejects) {
-  RematGraph g = example();
+  RematGraph g = exampleGraph();
   EXPECT_EQ(*checkSchedule(g, {0, 1, 2, 3, 4, 5}), "node 6 never runs");
   EXPECT_EQ(*checkSchedule(g, {1, 0, 2, 3, 4, 5, 6}),
             "execution 0 (node 1) reads node 0 before it has run");
@@ -290,7 +271,7 @@ TEST(RematTest, ScheduleOfAPlanCostsTheSame) {
 }
 
 TEST(RematTest, PruneDropsUnreadRecomputations) {
-  RematGraph g = example();
+  RematGraph g = exampleGraph();
   // The second 0,1 pair is read by nothing before 0 and 1 run again.
   std::vector<size_t> wasteful{0, 1, 2, 3, 4, 0, 1, 0, 1, 5, 6};
   std::vector<size_t> pruned = pruneSchedule(g, wasteful);
