@@ -11,6 +11,7 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/CheckedArithmetic.h"
+#include "llvm/Support/MathExtras.h"
 
 #include <algorithm>
 #include <cmath>
@@ -112,7 +113,9 @@ public:
     bytes = 0;
     result = RematCost();
     peakSet = residentAtPeak;
-    for (size_t v = 0; v < n; ++v) {
+    executed = 0;
+    truncated = false;
+    for (size_t v = 0; v < n && !truncated; ++v) {
       const RematNode &node = g.nodes[v];
       if (node.backward)
         for (size_t u : node.inputs)
@@ -127,6 +130,33 @@ public:
     return result;
   }
 
+  /// run() under the work meter: at most the executions left in `work`
+  /// (and kMaxRematScheduleLength when it records them); charges the nodes
+  /// visited and the executions made. std::nullopt when it stopped early
+  /// (`tooLong` then says whether the schedule's length did it).
+  std::optional<RematCost> run(RematWork *work,
+                               llvm::ArrayRef<uint8_t> recompute,
+                               std::vector<size_t> *residentAtPeak = nullptr,
+                               std::vector<size_t> *executions = nullptr) {
+    uint64_t left = work ? work->left() : UINT64_MAX;
+    maxExecutions = executions ? std::min(left, kMaxRematScheduleLength) : left;
+    RematCost cost = run(recompute, residentAtPeak, executions);
+    maxExecutions = UINT64_MAX;
+    tooLong = truncated && executions && left > kMaxRematScheduleLength;
+    if (work)
+      work->charge(g.nodes.size() + executed);
+    if (truncated) {
+      if (work)
+        work->stopped = true;
+      return std::nullopt;
+    }
+    return cost;
+  }
+
+  bool tooLong = false;
+  /// The executions the last run made.
+  uint64_t executions() const { return executed; }
+
 private:
   /// Makes `u` resident before the node at schedule position `now` runs,
   /// as a memplan.recompute region would: non-resident ancestors are rebuilt
@@ -136,6 +166,8 @@ private:
       return;
     std::vector<size_t> temps;
     materialize(u, now, temps);
+    if (truncated)
+      return;
     death[u] = std::max<int64_t>(lastUse[u], int64_t(now) - 1);
     for (size_t t : temps)
       if (resident[t]) {
@@ -151,7 +183,7 @@ private:
   void materialize(size_t x, size_t now, std::vector<size_t> &temps) {
     stack.clear();
     stack.push_back({x, 0});
-    while (!stack.empty()) {
+    while (!stack.empty() && !truncated) {
       auto &[v, next] = stack.back();
       const std::vector<size_t> &inputs = g.nodes[v].inputs;
       while (next < inputs.size() && resident[inputs[next]])
@@ -174,6 +206,10 @@ private:
   /// `dies`.
   void execute(size_t v, size_t now, int64_t dies) {
     const RematNode &node = g.nodes[v];
+    if (++executed > maxExecutions) {
+      truncated = true;
+      return;
+    }
     if (trace)
       trace->push_back(v);
     bytes += node.bytes;
@@ -215,6 +251,10 @@ private:
   std::vector<size_t> *trace = nullptr;
   /// materialize's: (node, next input to look at).
   std::vector<std::pair<size_t, size_t>> stack;
+  /// The bound on executions of the current run, the executions so far, and
+  /// whether the run stopped at the bound.
+  uint64_t maxExecutions = UINT64_MAX, executed = 0;
+  bool truncated = false;
 };
 } // namespace
 
@@ -314,8 +354,11 @@ mlir::memplan::pruneSchedule(const RematGraph &graph,
   return current;
 }
 
-std::vector<size_t> mlir::memplan::rematGreedyOrder(const RematGraph &graph,
-                                                    uint64_t stopAtPeak) {
+/// The greedy order's prefixes: the node each adds (SIZE_MAX for the empty
+/// one) and the prefix's peak (rematGreedyOrder's contract).
+static std::vector<std::pair<size_t, uint64_t>>
+greedyPrefixes(const RematGraph &graph, uint64_t stopAtPeak,
+               RematWork *work) {
   size_t n = graph.nodes.size();
   Simulator sim(graph);
   // Only forward nodes read by a backward node matter (others die after the
@@ -330,9 +373,13 @@ std::vector<size_t> mlir::memplan::rematGreedyOrder(const RematGraph &graph,
     if (!graph.nodes[i].backward && readByBackward[i])
       forward.push_back(i);
   std::vector<uint8_t> current(n, 0);
-  std::vector<size_t> atPeak, order;
-  RematCost now = sim.run(current, &atPeak);
-  while (now.peak > stopAtPeak) {
+  std::vector<size_t> atPeak;
+  // The empty prefix (keep-all) runs each node once: never cut short.
+  std::optional<RematCost> now = sim.run(nullptr, current, &atPeak);
+  if (work)
+    work->charge(2 * n);
+  std::vector<std::pair<size_t, uint64_t>> order{{SIZE_MAX, now->peak}};
+  while (now->peak > stopAtPeak) {
     // Candidates: kept forward nodes resident at the peak; once none is
     // left, any kept forward node the backward pass reads (the order then
     // continues towards recompute-all).
@@ -348,10 +395,14 @@ std::vector<size_t> mlir::memplan::rematGreedyOrder(const RematGraph &graph,
     double bestScore = -1;
     for (size_t c : candidates) {
       current[c] = 1;
-      RematCost trial = sim.run(current);
+      std::optional<RematCost> trial = sim.run(work, current);
       current[c] = 0;
-      double gain = double(now.peak) - double(trial.peak);
-      double added = trial.cost - now.cost;
+      // Out of work: the order ends here (a step decided on part of its
+      // candidates would depend on where the work ran out).
+      if (!trial)
+        return order;
+      double gain = double(now->peak) - double(trial->peak);
+      double added = trial->cost - now->cost;
       // Lower the peak most per unit of added cost; ties: more bytes.
       double score = gain > 0 ? gain / (added + 1e-9) : 0;
       if (best == SIZE_MAX || score > bestScore ||
@@ -364,25 +415,37 @@ std::vector<size_t> mlir::memplan::rematGreedyOrder(const RematGraph &graph,
     if (best == SIZE_MAX)
       break; // everything the backward pass reads is recomputed
     current[best] = 1;
-    order.push_back(best);
-    now = sim.run(current, &atPeak);
+    // best's trial ran in full: so does this run (charged the same).
+    now = sim.run(nullptr, current, &atPeak);
+    if (work)
+      work->charge(n + sim.executions());
+    order.push_back({best, now->peak});
   }
   return order;
 }
 
-/// The greedy order's prefixes: the node each adds (SIZE_MAX for the empty
-/// one) and the prefix's peak.
-static std::vector<std::pair<size_t, uint64_t>>
-greedyPrefixes(const RematGraph &graph, uint64_t stopAtPeak) {
-  std::vector<uint8_t> current(graph.nodes.size(), 0);
+std::vector<size_t> mlir::memplan::rematGreedyOrder(const RematGraph &graph,
+                                                    uint64_t stopAtPeak,
+                                                    RematWork *work) {
+  std::vector<size_t> order;
+  for (auto [node, peak] : greedyPrefixes(graph, stopAtPeak, work))
+    if (node != SIZE_MAX)
+      order.push_back(node);
+  return order;
+}
+
+/// rematSchedule under the work meter: std::nullopt when it stopped early.
+static std::optional<std::vector<size_t>>
+boundedSchedule(const RematGraph &graph, llvm::ArrayRef<uint8_t> recompute,
+                RematWork *work, bool *tooLong = nullptr) {
   Simulator sim(graph);
-  std::vector<std::pair<size_t, uint64_t>> prefixes{
-      {SIZE_MAX, sim.run(current).peak}};
-  for (size_t node : rematGreedyOrder(graph, stopAtPeak)) {
-    current[node] = 1;
-    prefixes.push_back({node, sim.run(current).peak});
-  }
-  return prefixes;
+  std::vector<size_t> executions;
+  bool complete = sim.run(work, recompute, nullptr, &executions).has_value();
+  if (tooLong)
+    *tooLong = sim.tooLong;
+  if (!complete)
+    return std::nullopt;
+  return executions;
 }
 
 RematPlan mlir::memplan::rematPlanOfSchedule(const RematGraph &graph,
@@ -402,12 +465,22 @@ RematPlan mlir::memplan::rematPlanOfSchedule(const RematGraph &graph,
 
 std::vector<RematPlan>
 mlir::memplan::rematBudgetSequence(const RematGraph &graph, unsigned steps,
-                                   bool pastFloor) {
+                                   bool pastFloor, RematWork *work) {
   size_t n = graph.nodes.size();
-  std::vector<std::pair<size_t, uint64_t>> prefixes = greedyPrefixes(graph, 0);
+  std::vector<std::pair<size_t, uint64_t>> prefixes =
+      greedyPrefixes(graph, 0, work);
   uint64_t top = prefixes.front().second, floor = top;
   for (auto [node, peak] : prefixes)
     floor = std::min(floor, peak);
+  // A prefix's schedule: its simulation ran in full above, so only the
+  // length bound can stop it; charged like the simulation.
+  auto scheduleOf = [&](llvm::ArrayRef<uint8_t> recompute) {
+    std::optional<std::vector<size_t>> schedule =
+        boundedSchedule(graph, recompute, nullptr);
+    if (schedule && work)
+      work->charge(n + schedule->size());
+    return schedule;
+  };
   steps = std::max(1u, steps);
   // S_i for caps from the top down to the floor.
   std::vector<RematPlan> s;
@@ -425,11 +498,16 @@ mlir::memplan::rematBudgetSequence(const RematGraph &graph, unsigned steps,
       if (peak <= cap)
         break;
     }
+    std::optional<std::vector<size_t>> schedule = scheduleOf(recompute);
+    if (!schedule)
+      break; // longer than a schedule may be: smaller caps need longer ones
     RematPlan plan = rematPlanOfSchedule(
-        graph, improveSchedule(graph, rematSchedule(graph, recompute), cap));
+        graph, improveSchedule(graph, *schedule, cap, work));
     plan.smallestPeak = cap; // the cap, for now
     s.push_back(std::move(plan));
   }
+  if (s.empty())
+    return {};
   // Plan j: the cheapest of S_j ... S_K.
   std::vector<RematPlan> out(s.size());
   for (size_t j = s.size(); j-- > 0;) {
@@ -456,8 +534,12 @@ mlir::memplan::rematBudgetSequence(const RematGraph &graph, unsigned steps,
       recompute[prefixes[k].first] = 1;
       if (k <= floorAt)
         continue;
-      RematPlan plan =
-          rematPlanOfSchedule(graph, rematSchedule(graph, recompute));
+      if (work && work->stopped)
+        break;
+      std::optional<std::vector<size_t>> schedule = scheduleOf(recompute);
+      if (!schedule)
+        break;
+      RematPlan plan = rematPlanOfSchedule(graph, std::move(*schedule));
       if (plan.result.cost >= merged.back().result.cost)
         merged.push_back(std::move(plan));
     }
@@ -470,19 +552,34 @@ mlir::memplan::rematBudgetSequence(const RematGraph &graph, unsigned steps,
 RematPlan mlir::memplan::planRemat(const RematGraph &graph,
                                    const RematOptions &options) {
   size_t n = graph.nodes.size();
+  RematWork work;
+  work.limit = options.workLimit;
   std::vector<uint8_t> recompute(n, 0);
   std::vector<size_t> forward;
   for (size_t i = 0; i < n; ++i)
     if (!graph.nodes[i].backward)
       forward.push_back(i);
   auto finish = [&] {
-    RematPlan plan =
-        rematPlanOfSchedule(graph, rematSchedule(graph, recompute));
+    RematPlan plan;
+    bool tooLong = false;
+    std::optional<std::vector<size_t>> schedule =
+        boundedSchedule(graph, recompute, &work, &tooLong);
+    if (!schedule) {
+      // No plan: its schedule is longer than the work or the length bound.
+      plan.recompute = recompute;
+      plan.feasible = false;
+      plan.stoppedOnWork = true;
+      plan.scheduleTooLong = tooLong;
+      plan.work = work.used;
+      return plan;
+    }
+    plan = rematPlanOfSchedule(graph, std::move(*schedule));
     // A keep/recompute plan: its decisions as given (a recomputed node with
     // no backward reader still runs once).
     plan.recompute = recompute;
     plan.feasible = plan.result.peak <= options.budget;
     plan.smallestPeak = plan.result.peak;
+    plan.work = work.used;
     return plan;
   };
   switch (options.policy) {
@@ -511,9 +608,18 @@ RematPlan mlir::memplan::planRemat(const RematGraph &graph,
   }
   // The sequence's first plan is keep-all (nothing is cheaper): when it
   // fits, it is the answer, without building the sequence.
-  if (RematPlan keep = finish(); keep.feasible)
+  RematPlan keep = finish();
+  if (keep.feasible || keep.stoppedOnWork)
     return keep;
-  std::vector<RematPlan> sequence = rematBudgetSequence(graph);
+  std::vector<RematPlan> sequence = rematBudgetSequence(graph, 64, false, &work);
+  if (sequence.empty()) {
+    keep.stoppedOnWork = true;
+    return keep;
+  }
+  for (RematPlan &plan : sequence) {
+    plan.stoppedOnWork = work.stopped;
+    plan.work = work.used;
+  }
   for (RematPlan &plan : sequence)
     if (plan.result.peak <= options.budget) {
       plan.feasible = true;
@@ -718,15 +824,27 @@ private:
 
 std::vector<size_t>
 mlir::memplan::improveSchedule(const RematGraph &graph,
-                               llvm::ArrayRef<size_t> schedule, uint64_t cap) {
+                               llvm::ArrayRef<size_t> schedule, uint64_t cap,
+                               RematWork *work) {
   std::vector<size_t> pruned = pruneSchedule(graph, schedule);
+  if (work && !work->charge(pruned.size()))
+    return pruned;
   ScheduleImprover state(graph, pruned);
   int64_t limit = std::max<int64_t>(int64_t(cap), state.peak());
+  // A tree update touches about 2 log2(L) nodes.
+  uint64_t update = 2 * (llvm::Log2_64_Ceil(pruned.size() + 1) + 1);
   for (;;) {
     // Each candidate's move, planned once per step.
     std::vector<ScheduleImprover::Move> moves;
-    for (size_t q : state.candidates())
+    uint64_t planned = pruned.size();
+    for (size_t q : state.candidates()) {
       moves.push_back(state.plan(q));
+      planned += moves.back().removed.size() + moves.back().deltas.size();
+    }
+    // Out of work: the schedule so far (each step kept it valid, within
+    // the limit and no more costly).
+    if (work && !work->charge(planned))
+      return state.schedule();
     // Largest saving first; then the earlier position.
     std::vector<size_t> order(moves.size());
     for (size_t i = 0; i < order.size(); ++i)
@@ -740,6 +858,8 @@ mlir::memplan::improveSchedule(const RematGraph &graph,
       if (best && moves[i].saving < best->saving)
         break;
       int64_t peak = state.peakAfter(moves[i]);
+      if (work)
+        work->charge(2 * update * moves[i].deltas.size());
       if (peak > limit || (best && peak >= bestPeak))
         continue;
       best = &moves[i];

@@ -99,6 +99,7 @@ struct InsertRematPass
     options.every = std::max<int64_t>(1, every);
     options.threshold = threshold;
     options.budget = budget > 0 ? uint64_t(budget) : UINT64_MAX;
+    options.workLimit = planWorkLimit ? uint64_t(planWorkLimit) : UINT64_MAX;
     SmallVector<FunctionOpInterface> funcs;
     WalkResult unplanned = module.walk([&](FunctionOpInterface f) {
       if (f.isExternal() || isHostFunction(f))
@@ -245,7 +246,6 @@ LogicalResult InsertRematPass::rewrite(FunctionOpInterface func,
     return failure();
   if (solver != Solver::None)
     return rewriteWithSolver(func, g, options);
-  RematPlan plan = planRemat(g.graph, options);
   auto infeasible = [&](uint64_t smallest) {
     return func.emitError("the budget of ")
            << static_cast<int64_t>(budget) << " bytes is infeasible for @"
@@ -253,8 +253,33 @@ LogicalResult InsertRematPass::rewrite(FunctionOpInterface func,
            << stringifyRematPolicy(options.policy) << "' reaches is "
            << smallest << " bytes";
   };
+  auto stoppedOnWork = [&] {
+    func.emitWarning("the remat planner stopped on its work limit "
+                     "(plan-work-limit=")
+        << options.workLimit << ") for @" << func.getName()
+        << ": cheaper plans and smaller budgets may be reachable with a "
+           "larger limit";
+  };
   bool arenaMode =
       budget > 0 && checkArena && options.policy == RematPolicy::Budget;
+  RematPlan plan;
+  if (!arenaMode) {
+    plan = planRemat(g.graph, options);
+    if (plan.stoppedOnWork && plan.schedule.empty()) {
+      InFlightDiagnostic error = func.emitError("policy '")
+                                 << stringifyRematPolicy(options.policy)
+                                 << "' needs ";
+      if (plan.scheduleTooLong)
+        error << "a schedule of more than " << kMaxRematScheduleLength
+              << " executions";
+      else
+        error << "more work than plan-work-limit=" << options.workLimit
+              << " allows";
+      return error << " for @" << func.getName();
+    }
+    if (plan.stoppedOnWork)
+      stoppedOnWork();
+  }
   // Without the arena check the budget bounds the graph's liveness peak.
   if (budget > 0 && !plan.feasible && !arenaMode)
     return infeasible(plan.smallestPeak);
@@ -263,8 +288,16 @@ LogicalResult InsertRematPass::rewrite(FunctionOpInterface func,
     // planner's budget-independent sequence whose predicted arena, and then
     // whose arena measured on a copy of the module, fits (below; scans:
     // firstFit).
+    RematWork work;
+    work.limit = options.workLimit;
     std::vector<RematPlan> order =
-        rematBudgetSequence(g.graph, 64, /*pastFloor=*/true);
+        rematBudgetSequence(g.graph, 64, /*pastFloor=*/true, &work);
+    if (order.empty())
+      return func.emitError("policy 'budget' needs a schedule of more than ")
+             << kMaxRematScheduleLength << " executions for @"
+             << func.getName();
+    if (work.stopped)
+      stoppedOnWork();
     std::string why;
     // Progress for a person watching a long budgeted compile: the clock
     // only decides when to print, never what is planned.
@@ -396,6 +429,7 @@ InsertRematPass::solve(FunctionOpInterface func, const FunctionRematGraph &g,
   RematOptions greedy;
   greedy.policy = RematPolicy::Budget;
   greedy.budget = target;
+  greedy.workLimit = planWorkLimit ? uint64_t(planWorkLimit) : UINT64_MAX;
   RematPlan start = planRemat(graph, greedy);
   RematMILPResult solved = solveRematMILP(
       graph, target, milpTimeLimit,

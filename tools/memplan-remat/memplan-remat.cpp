@@ -80,6 +80,15 @@ static const std::string nodeLimitHelp =
     std::to_string(kDefaultMILPNodes) +
     "; 0: none). Unlike the time limit, it gives the same schedule on any "
     "machine";
+static const std::string workLimitHelp =
+    "The greedy planner's work bound (default " +
+    std::to_string(kDefaultRematWorkLimit) +
+    ", about 25 s; 0: none). A keep/recompute policy whose schedule needs "
+    "more fails; 'budget' plans with the part of its search it finished "
+    "and warns. Work, not time: the same plan on any machine";
+static cl::opt<uint64_t> workLimit("work-limit", cl::desc(workLimitHelp),
+                                   cl::init(kDefaultRematWorkLimit),
+                                   cl::cat(category));
 static cl::opt<int64_t> nodeLimit("node-limit", cl::desc(nodeLimitHelp),
                                   cl::init(kDefaultMILPNodes),
                                   cl::cat(category));
@@ -173,6 +182,7 @@ int main(int argc, char **argv) {
   options.policy = *policy;
   options.every = every;
   options.threshold = threshold;
+  options.workLimit = workLimit ? uint64_t(workLimit) : UINT64_MAX;
 
   // What every policy reports: executions per node, cost, peak.
   std::vector<size_t> schedule;
@@ -184,8 +194,27 @@ int main(int argc, char **argv) {
   // Computed when first needed (it is the slowest part on long graphs).
   std::optional<RematPlan> greedyPlan;
   auto greedy = [&]() -> RematPlan & {
-    if (!greedyPlan)
+    if (!greedyPlan) {
       greedyPlan = planRemat(graph, options);
+      if (greedyPlan->stoppedOnWork && greedyPlan->schedule.empty()) {
+        errs() << "memplan-remat: error: policy '"
+               << stringifyRematPolicy(options.policy) << "' needs ";
+        if (greedyPlan->scheduleTooLong)
+          errs() << "a schedule of more than " << kMaxRematScheduleLength
+                 << " executions";
+        else
+          errs() << "more work than --work-limit=" << options.workLimit
+                 << " allows";
+        errs() << " for this graph of " << graph.nodes.size() << " nodes\n";
+        exit(1);
+      }
+      if (greedyPlan->stoppedOnWork)
+        errs() << "memplan-remat: warning: the greedy planner stopped on "
+                  "--work-limit="
+               << options.workLimit
+               << ": cheaper plans and smaller budgets may be reachable with "
+                  "a larger limit\n";
+    }
     return *greedyPlan;
   };
   double baseline = graph.totalCost();
@@ -322,8 +351,8 @@ int main(int argc, char **argv) {
                   graph,
                   *policy == RematPolicy::Budget
                       ? greedy().smallestPeak
-                      : planRemat(graph,
-                                  RematOptions{RematPolicy::Budget, 2, 0, 0})
+                      : planRemat(graph, RematOptions{RematPolicy::Budget, 2,
+                                                      0, 0, options.workLimit})
                             .smallestPeak)
            << "\n";
     return 1;

@@ -302,3 +302,77 @@ TEST(RematTest, PruneDropsUnreadRecomputations) {
     ASSERT_LE(after.peak, before.peak) << iter;
   }
 }
+
+// The work meter: at every limit the budget sequence is valid, its costs
+// never decrease, it is the same on a second run, and an unlimited meter
+// never stops; a smaller limit stops. A keep/recompute policy out of work
+// has no plan.
+TEST(RematTest, WorkLimitKeepsPlansValid) {
+  std::mt19937_64 rng(11);
+  size_t stoppedRuns = 0, cutSequences = 0;
+  for (int trial = 0; trial < 60; ++trial) {
+    RematGraph g = randomGraph(rng, 4 + trial % 30, 64);
+    RematWork unlimited;
+    std::vector<RematPlan> full = rematBudgetSequence(g, 16, true, &unlimited);
+    ASSERT_FALSE(unlimited.stopped);
+    for (uint64_t limit : {uint64_t(1), uint64_t(50), uint64_t(400),
+                           uint64_t(3000), unlimited.used / 2}) {
+      RematWork work, again;
+      work.limit = again.limit = limit;
+      std::vector<RematPlan> cut = rematBudgetSequence(g, 16, true, &work);
+      std::vector<RematPlan> second = rematBudgetSequence(g, 16, true, &again);
+      ASSERT_FALSE(cut.empty());
+      EXPECT_EQ(work.stopped, work.used >= limit);
+      stoppedRuns += work.stopped;
+      cutSequences += cut.size() < full.size();
+      ASSERT_EQ(cut.size(), second.size());
+      for (size_t k = 0; k < cut.size(); ++k) {
+        EXPECT_EQ(cut[k].schedule, second[k].schedule);
+        EXPECT_EQ(checkSchedule(g, cut[k].schedule), std::nullopt);
+        RematCost sim = simulateSchedule(g, cut[k].schedule);
+        EXPECT_EQ(sim.peak, cut[k].result.peak);
+        EXPECT_EQ(sim.cost, cut[k].result.cost);
+        if (k > 0)
+          EXPECT_GE(cut[k].result.cost, cut[k - 1].result.cost);
+      }
+      // The first plan is keep-all whatever the limit.
+      EXPECT_EQ(cut.front().schedule, full.front().schedule);
+    }
+    RematOptions all;
+    all.policy = RematPolicy::RecomputeAll;
+    all.workLimit = g.nodes.size(); // less than one simulation
+    RematPlan none = planRemat(g, all);
+    EXPECT_TRUE(none.stoppedOnWork);
+    EXPECT_FALSE(none.scheduleTooLong);
+    EXPECT_FALSE(none.feasible);
+    EXPECT_TRUE(none.schedule.empty());
+    all.workLimit = UINT64_MAX;
+    EXPECT_FALSE(planRemat(g, all).stoppedOnWork);
+  }
+  // The limits above do cut: most runs stop, and some sequences shrink.
+  EXPECT_GT(stoppedRuns, 200u);
+  EXPECT_GT(cutSequences, 0u);
+}
+
+// improveSchedule keeps its contract when the meter stops it.
+TEST(RematTest, ImproveScheduleUnderAWorkLimit) {
+  std::mt19937_64 rng(12);
+  for (int trial = 0; trial < 100; ++trial) {
+    RematGraph g = randomGraph(rng, 3 + trial % 20, 32);
+    std::vector<uint8_t> recompute(g.nodes.size(), 0);
+    for (size_t i = 0; i < g.nodes.size(); ++i)
+      recompute[i] = !g.nodes[i].backward && rng() % 2;
+    std::vector<size_t> start = rematSchedule(g, recompute);
+    RematCost before = simulateSchedule(g, start);
+    uint64_t cap = before.peak * 3 / 4;
+    for (uint64_t limit : {uint64_t(1), uint64_t(100), uint64_t(1000)}) {
+      RematWork work;
+      work.limit = limit;
+      std::vector<size_t> out = improveSchedule(g, start, cap, &work);
+      EXPECT_EQ(checkSchedule(g, out), std::nullopt);
+      RematCost after = simulateSchedule(g, out);
+      EXPECT_LE(after.peak, std::max(cap, before.peak));
+      EXPECT_LE(after.cost, before.cost);
+    }
+  }
+}

@@ -64,6 +64,35 @@ struct RematCost {
   uint64_t peak = 0;
 };
 
+/// The planners' deterministic work meter: a simulation charges one unit per
+/// node it visits and per execution it performs, improveSchedule one per
+/// candidate removal it plans and per tree update it makes. A planner that
+/// reaches `limit` stops where it is and returns what it has (each says
+/// what that is); `stopped` records that it did. The same graph and limit
+/// give the same plans on any machine.
+struct RematWork {
+  uint64_t limit = UINT64_MAX;
+  uint64_t used = 0;
+  bool stopped = false;
+  uint64_t left() const { return used >= limit ? 0 : limit - used; }
+  /// Charges `units`; false (and `stopped`) once the limit is reached.
+  bool charge(uint64_t units) {
+    used = units > UINT64_MAX - used ? UINT64_MAX : used + units;
+    if (used >= limit)
+      stopped = true;
+    return !stopped;
+  }
+};
+
+/// The longest schedule a planner writes out: 2^24 executions (128 MiB of
+/// indices). A plan that needs more is refused, whatever the work limit.
+constexpr uint64_t kMaxRematScheduleLength = uint64_t(1) << 24;
+
+/// The default work limit of the remat planners: about 10-20 s of planning
+/// on this project's machines; the zoo's largest step (GPT-2-small-sized)
+/// uses well under 1% of it.
+constexpr uint64_t kDefaultRematWorkLimit = 4000000000ULL;
+
 /// Simulates the plan: `recompute[i]` set for forward nodes to recompute.
 RematCost simulateRemat(const RematGraph &graph,
                         llvm::ArrayRef<uint8_t> recompute);
@@ -113,9 +142,11 @@ std::vector<size_t> pruneSchedule(const RematGraph &graph,
 /// valid, peaks at most max(cap, the input's peak) and costs no more than
 /// the input. Each candidate is evaluated incrementally (the memory profile
 /// in a max segment tree), so a step costs O(L log L) for L executions.
+/// With `work`, it stops (and returns the schedule so far, which meets the
+/// same contract) once the meter reaches its limit.
 std::vector<size_t> improveSchedule(const RematGraph &graph,
                                     llvm::ArrayRef<size_t> schedule,
-                                    uint64_t cap);
+                                    uint64_t cap, RematWork *work = nullptr);
 
 enum class RematPolicy {
   KeepAll,
@@ -137,6 +168,10 @@ struct RematOptions {
   double threshold = 0;
   /// Budget: the most bytes the peak may reach.
   uint64_t budget = UINT64_MAX;
+  /// The work the planner may spend (RematWork). A keep/recompute policy
+  /// whose schedule needs more fails (RematPlan::stoppedOnWork); `budget`
+  /// then plans with the part of its search it finished.
+  uint64_t workLimit = kDefaultRematWorkLimit;
 };
 
 struct RematPlan {
@@ -153,6 +188,16 @@ struct RematPlan {
   /// The smallest peak any plan memplan tried reaches (the smallest budget
   /// it can meet).
   uint64_t smallestPeak = 0;
+  /// The planner reached RematOptions::workLimit. A keep/recompute policy:
+  /// there is no plan (schedule empty, feasible false). `budget`: the plan
+  /// is valid, but a longer search might find a cheaper plan or a smaller
+  /// smallestPeak.
+  bool stoppedOnWork = false;
+  /// With stoppedOnWork and no plan: the schedule was longer than
+  /// kMaxRematScheduleLength (else the work ran out).
+  bool scheduleTooLong = false;
+  /// The work the planner used.
+  uint64_t work = 0;
 };
 
 /// The plan that executes a valid schedule: `recompute` marks the nodes
@@ -178,17 +223,25 @@ RematPlan planRemat(const RematGraph &graph, const RematOptions &options);
 /// than the floor's follow as one-level plans (their liveness peaks are
 /// higher, but their packed arenas can be smaller; costs still never
 /// decrease: a prefix cheaper than the plan before it is left out).
+///
+/// With `work`, every step charges the meter; once it reaches its limit the
+/// greedy order is cut where it stands (a higher floor), the remaining
+/// plans are not improved, and the past-floor plans stop: the sequence is
+/// still valid and monotone, and depends on the graph and the limit only.
 std::vector<RematPlan> rematBudgetSequence(const RematGraph &graph,
                                            unsigned steps = 64,
-                                           bool pastFloor = false);
+                                           bool pastFloor = false,
+                                           RematWork *work = nullptr);
 
 /// The budget planner's order: the forward nodes it recomputes, one by one,
 /// until the peak is at most `stopAtPeak` or every forward node the backward
 /// pass reads is recomputed (`stopAtPeak` 0: the whole order). It depends on
 /// the graph only, never on a budget: any rule that takes "the first prefix
 /// of this order that fits" is monotone in the budget.
+/// With `work`, the order stops once the meter reaches its limit.
 std::vector<size_t> rematGreedyOrder(const RematGraph &graph,
-                                     uint64_t stopAtPeak = 0);
+                                     uint64_t stopAtPeak = 0,
+                                     RematWork *work = nullptr);
 
 } // namespace memplan
 } // namespace mlir

@@ -421,6 +421,14 @@ def InsertRematPass : Pass<"memplan-insert-remat", "::mlir::ModuleOp"> {
       time-limit with it`, `milp-node-limit must be >= 0, got N`
     - a warning, not an error: `policy 'optimal' on @f: the MILP stopped on
       its time limit (S s), so this plan depends on the machine's speed`
+    - `policy 'P' needs a schedule of more than 16777216 executions for @f`
+      or `policy 'P' needs more work than plan-work-limit=N allows for @f`
+      (e.g. recompute-all on a deep chain: its schedule is quadratic in the
+      depth); for policy budget a
+      warning, not an error: `the remat planner stopped on its work limit
+      (plan-work-limit=N) for @f: cheaper plans and smaller budgets may be
+      reachable with a larger limit` (the plan is valid and within budget;
+      the bound is work, so the plan is the same on any machine)
     - `memplan-insert-remat cannot plan this function: node N: the output
       sizes up to here total more than 2^63-1 bytes` (or costs over 1e30)
     - dynamic shapes: `@f has dynamic shapes: a budget or remat policy
@@ -471,6 +479,10 @@ def InsertRematPass : Pass<"memplan-insert-remat", "::mlir::ModuleOp"> {
            [{::mlir::memplan::packAlgorithmValues()}]>,
     Option<"workLimit", "work-limit", "uint64_t", /*default=*/"500000000",
            "check-arena: the packer's work bound (0: none)">,
+    Option<"planWorkLimit", "plan-work-limit", "uint64_t",
+           /*default=*/"4000000000",
+           "The remat planner's work bound per function (units of "
+           "Planning/Remat.h's RematWork; default 4e9, about 25 s)">,
     Option<"timeLimit", "time-limit", "double", /*default=*/"0.0",
            "check-arena: the packer's wall-clock bound, in seconds (0: "
            "none)">,
