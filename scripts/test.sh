@@ -7,6 +7,15 @@
 set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 "$ROOT/scripts/setup.sh" || { echo "0 passed, 1 failed, 0 skipped"; exit 1; }
+# Headless Chromium renders the HTML report in a test (UNSUPPORTED without
+# it): installed when missing, if the package can be installed here.
+if ! command -v chromium >/dev/null; then
+  echo "memplan: installing chromium (for the HTML report's rendering test)" >&2
+  SUDO=""
+  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium >/dev/null 2>&1 ||
+    echo "memplan: chromium could not be installed; that test will be unsupported" >&2
+fi
 
 status=0
 fmt_failed=0

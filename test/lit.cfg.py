@@ -38,6 +38,24 @@ if shutil.which("script") and subprocess.run(
         stderr=subprocess.DEVNULL).returncode == 0:
     config.available_features.add("script")
 
+# Headless Chromium (Debian's `chromium`) renders the HTML report: the
+# `chromium` feature, and %chromium_dom (prints the DOM after the page's
+# scripts ran). --no-sandbox: the tests may run as root.
+chromium = shutil.which("chromium")
+if chromium:
+    chromium_cmd = [chromium, "--headless", "--no-sandbox", "--disable-gpu",
+                    "--dump-dom"]
+    try:
+        probe = subprocess.run(chromium_cmd + ["about:blank"],
+                               stdin=subprocess.DEVNULL, capture_output=True,
+                               timeout=60)
+        if probe.returncode == 0 and b"<html" in probe.stdout:
+            config.available_features.add("chromium")
+            config.substitutions.append(
+                ("%chromium_dom", " ".join(chromium_cmd)))
+    except (OSError, subprocess.TimeoutExpired):
+        pass
+
 # The GPU target: `cuda-toolkit` where memplan's CUDA runtime and
 # memplan-compile --target=nvvm were built (programs link; kernels are
 # serialized with ptxas); `cuda-gpu` where memplan-cuda-probe runs a tiny CUDA

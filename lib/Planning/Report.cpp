@@ -1,10 +1,11 @@
-//===- Report.cpp - Plan reports: JSON v1 and HTML ------------------------===//
+//===- Report.cpp - Plan reports: JSON v1, CSV traces, explanations -------===//
 //
 // Part of memplan. IR-free: depends on LLVM Support only.
 //
 //===----------------------------------------------------------------------===//
 
 #include "memplan/Planning/Report.h"
+#include "ReportInternal.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
@@ -21,9 +22,10 @@
 using namespace mlir::memplan;
 using llvm::json::Array;
 using llvm::json::Object;
+using mlir::memplan::detail::openOutput;
 
-static llvm::Expected<std::unique_ptr<llvm::raw_fd_ostream>>
-openOutput(llvm::StringRef path) {
+llvm::Expected<std::unique_ptr<llvm::raw_fd_ostream>>
+mlir::memplan::detail::openOutput(llvm::StringRef path) {
   std::error_code ec;
   auto os =
       std::make_unique<llvm::raw_fd_ostream>(path, ec, llvm::sys::fs::OF_Text);
@@ -50,6 +52,8 @@ mlir::memplan::writeJsonReport(llvm::StringRef path,
         buffer["recomputed"] = true;
       if (!b.sizeExpr.empty())
         buffer["size_expr"] = b.sizeExpr;
+      if (!b.producer.empty())
+        buffer["producer"] = b.producer;
       buffers.push_back(std::move(buffer));
     }
 
@@ -128,29 +132,6 @@ mlir::memplan::writeJsonReport(llvm::StringRef path,
     return os.takeError();
   **os << llvm::formatv("{0:2}", root) << "\n";
   return llvm::Error::success();
-}
-
-static std::string escapeHtml(llvm::StringRef text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-    case '<':
-      out += "&lt;";
-      break;
-    case '>':
-      out += "&gt;";
-      break;
-    case '&':
-      out += "&amp;";
-      break;
-    case '"':
-      out += "&quot;";
-      break;
-    default:
-      out += c;
-    }
-  }
-  return out;
 }
 
 llvm::Error
@@ -293,7 +274,8 @@ void mlir::memplan::writeExplanation(llvm::raw_ostream &os,
       os << llvm::formatv("    {0,10}  {1,5:F1}%  [{2}, {3})  {4}{5}\n",
                           formatBytes(b->size),
                           peak ? 100.0 * b->size / peak : 0.0, b->start, b->end,
-                          b->name, b->recomputed ? " (recomputed)" : "");
+                          b->producer.empty() ? b->name : b->producer,
+                          b->recomputed ? " (recomputed)" : "");
     if (atPeak.size() > maxBuffers) {
       uint64_t rest = 0;
       for (const ReportBuffer *b :
@@ -323,152 +305,4 @@ void mlir::memplan::writeExplanation(llvm::raw_ostream &os,
     }
     heap();
   }
-}
-
-llvm::Error
-mlir::memplan::writeHtmlReport(llvm::StringRef path,
-                               llvm::ArrayRef<ReportFunction> functions) {
-  auto osOr = openOutput(path);
-  if (!osOr)
-    return osOr.takeError();
-  llvm::raw_ostream &os = **osOr;
-  os << R"(<!DOCTYPE html>
-<html><head><meta charset="utf-8"><title>memplan plan</title>
-<style>
-body { font: 14px sans-serif; margin: 20px; color: #222; }
-h2 { margin-bottom: 4px; }
-.summary { margin-bottom: 8px; }
-svg { border: 1px solid #ccc; background: #fafafa; }
-rect.buf { fill: #6fa8dc; stroke: #1c4587; stroke-width: 0.5; }
-rect.buf.rc { fill: #e69138; stroke: #783f04; }
-rect.buf:hover { fill: #f6b26b; }
-line.lb { stroke: #cc0000; stroke-dasharray: 6 3; stroke-width: 1.5; }
-line.top { stroke: #000; stroke-width: 1.5; }
-text.axis { font-size: 11px; fill: #555; }
-#details { position: fixed; right: 20px; top: 20px; background: #fff;
-  border: 1px solid #999; padding: 8px; min-width: 220px; white-space: pre; }
-</style></head><body>
-<h1>memplan: arena plan</h1>
-<div id="details">hover a buffer</div>
-)";
-  const double width = 900, height = 420, margin = 50;
-  for (const ReportFunction &f : functions) {
-    if (!f.unplannedReason.empty()) {
-      os << "<h2>@" << escapeHtml(f.name) << "</h2>\n<div class=\"summary\">"
-         << "left unplanned: " << escapeHtml(f.unplannedReason) << "</div>\n";
-      continue;
-    }
-    int64_t firstStep = 0, lastStep = 1;
-    for (const ReportBuffer &b : f.buffers) {
-      firstStep = std::min(firstStep, b.start);
-      lastStep = std::max(lastStep, b.end);
-    }
-    double top = std::max<double>(1, f.arenaBytes);
-    double xs = (width - 2 * margin) / double(lastStep - firstStep);
-    double ys = (height - 2 * margin) / top;
-    auto x = [&](int64_t step) { return margin + (step - firstStep) * xs; };
-    auto y = [&](double bytes) { return height - margin - bytes * ys; };
-    double ratio =
-        f.lowerBoundBytes ? double(f.arenaBytes) / f.lowerBoundBytes : 1;
-    os << "<h2>@" << escapeHtml(f.name)
-       << (f.memorySpace.empty()
-               ? ""
-               : ", memory space " + escapeHtml(f.memorySpace))
-       << "</h2>\n<div class=\"summary\">"
-       << "arena " << f.arenaBytes << " B, lower bound " << f.lowerBoundBytes
-       << " B, arena/LB " << llvm::format("%.4f", ratio) << ", "
-       << f.buffers.size() << " buffers, algorithm " << escapeHtml(f.algorithm)
-       << (f.optimal ? ", optimal" : "") << ", alignment " << f.alignment
-       << "</div>\n";
-    if (f.remat) {
-      size_t recomputed = 0;
-      for (const RematDecision &d : f.remat->decisions)
-        recomputed += d.recompute;
-      os << "<div class=\"summary\">rematerialization: " << recomputed << " of "
-         << f.remat->decisions.size()
-         << " saved values recomputed (orange), extra cost "
-         << llvm::format("%.4g", f.remat->recomputeCost) << " on "
-         << llvm::format("%.4g", f.remat->baselineCost);
-      if (f.remat->budgetBytes)
-        os << ", budget " << f.remat->budgetBytes << " B";
-      os << "</div>\n";
-    }
-    if (f.symbolic) {
-      // Sizes known at run time: say at which point the picture is drawn
-      // and what the plan gives at the others.
-      const ReportPoint &first = f.symbolic->points.front();
-      auto values = [](const ReportPoint &p) {
-        std::string text;
-        for (const auto &[name, value] : p.values)
-          text +=
-              (text.empty() ? "" : ", ") + name + " = " + std::to_string(value);
-        return text.empty() ? std::string("no symbols") : text;
-      };
-      os << "<div class=\"summary\">sizes known at run time ("
-         << escapeHtml(f.symbolic->mode) << " plan"
-         << (f.symbolic->mode == "symbolic"
-                 ? ", " + escapeHtml(f.symbolic->algorithm)
-                 : std::string())
-         << "); drawn at the " << escapeHtml(first.label) << " point "
-         << escapeHtml(values(first)) << "</div>\n";
-      for (const ReportPoint &p :
-           llvm::ArrayRef(f.symbolic->points).drop_front())
-        os << "<div class=\"summary\">at " << escapeHtml(values(p))
-           << ": arena " << p.arenaBytes << " B, lower bound "
-           << p.lowerBoundBytes << " B, arena/LB "
-           << llvm::format("%.4f", p.lowerBoundBytes ? double(p.arenaBytes) /
-                                                           p.lowerBoundBytes
-                                                     : 1.0)
-           << "</div>\n";
-    }
-    if (f.buffers.empty()) {
-      os << "<p>nothing planned in this function</p>\n";
-      continue;
-    }
-    os << "<svg width=\"" << width << "\" height=\"" << height << "\">\n";
-    for (const ReportBuffer &b : f.buffers) {
-      std::string detail = escapeHtml(
-          b.name + "\nsize " + std::to_string(b.size) + " B" +
-          (b.sizeExpr.empty() ? "" : " (" + b.sizeExpr + ")") + "\noffset " +
-          std::to_string(b.offset) + "\nlive [" + std::to_string(b.start) +
-          ", " + std::to_string(b.end) + ")");
-      os << "<rect class=\"buf" << (b.recomputed ? " rc" : "") << "\" x=\""
-         << llvm::format("%.2f", x(b.start)) << "\" y=\""
-         << llvm::format("%.2f", y(double(b.offset + b.size))) << "\" width=\""
-         << llvm::format("%.2f", (b.end - b.start) * xs) << "\" height=\""
-         << llvm::format("%.2f", b.size * ys) << "\" data-d=\"" << detail
-         << "\"><title>" << detail << "</title></rect>\n";
-    }
-    os << "<line class=\"lb\" x1=\"" << margin << "\" x2=\"" << width - margin
-       << "\" y1=\"" << y(f.lowerBoundBytes) << "\" y2=\""
-       << y(f.lowerBoundBytes) << "\"><title>lower bound " << f.lowerBoundBytes
-       << " B</title></line>\n";
-    os << "<line class=\"top\" x1=\"" << margin << "\" x2=\"" << width - margin
-       << "\" y1=\"" << y(f.arenaBytes) << "\" y2=\"" << y(f.arenaBytes)
-       << "\"><title>arena top " << f.arenaBytes << " B</title></line>\n";
-    os << "<text class=\"axis\" x=\"" << width - margin + 4 << "\" y=\""
-       << y(f.arenaBytes) + 4 << "\">arena</text>\n";
-    // Below the arena label when the two lines (nearly) coincide.
-    double lbLabel = y(f.lowerBoundBytes) + 4;
-    if (lbLabel - (y(f.arenaBytes) + 4) < 12)
-      lbLabel = y(f.arenaBytes) + 16;
-    os << "<text class=\"axis\" x=\"" << width - margin + 4 << "\" y=\""
-       << lbLabel << "\" fill=\"#c00\">LB</text>\n";
-    os << "<text class=\"axis\" x=\"" << margin << "\" y=\"" << height - 30
-       << "\">step " << firstStep << "</text>\n";
-    os << "<text class=\"axis\" x=\"" << width - margin - 40 << "\" y=\""
-       << height - 30 << "\">step " << lastStep << "</text>\n";
-    os << "<text class=\"axis\" x=\"4\" y=\"" << height - margin
-       << "\">0 B</text>\n";
-    os << "</svg>\n";
-  }
-  os << R"(<script>
-for (const r of document.querySelectorAll('rect.buf'))
-  r.addEventListener('mouseenter', () => {
-    document.getElementById('details').textContent = r.dataset.d;
-  });
-</script>
-</body></html>
-)";
-  return llvm::Error::success();
 }

@@ -14,5 +14,6 @@
 // CHECK-NEXT: "decision": "recompute",
 // CHECK-NEXT: "value": "tensor.empty @ {{.*}}print-remat.mlir:{{[0-9]+}}:9"
 // CHECK: "recompute_cost": 24
-// HTML: rematerialization: 2 of 2 saved values recomputed (orange), extra cost 24 on 41
-// HTML: <rect class="buf rc"
+// HTML: rematerialization: 2 of 2 saved values recomputed (64 B not kept), extra compute 24 = 58.5% of the step's 41
+// A recomputed buffer in the page's data (drawn in the recomputed colour):
+// HTML: "o":{{[0-9]+}},"p":"{{[^"]*}}","r":true,

@@ -46,8 +46,8 @@
 // The picture is drawn at the representative point; the other points are
 // listed, and each buffer's hover text has its size expression.
 // HTML: sizes known at run time (symbolic plan, auto); drawn at the representative point B = 8
-// HTML: at B = 1000: arena 193024 B, lower bound 193024 B, arena/LB 1.0000
-// HTML: size 512 B (B * 64)
+// HTML: at B = 1000: arena 188.50 KiB (193024 B), lower bound 188.50 KiB (193024 B), arena/LB 1.0000
+// HTML: "e":"B * 64"
 
 // REPORT:      "arena_bytes": 2560,
 // REPORT:      "size_expr": "B * 64",

@@ -7,9 +7,11 @@
 // live there with their ops and locations and their share of the peak.
 // CHECK: @f: arena 4.00 KiB for 3 buffers; lower bound 4.00 KiB (live bytes at step 3), proven minimal
 // CHECK-NEXT: live at step 3: 3 buffers; the largest:
-// CHECK-NEXT: 2.00 KiB   50.0%  [1, 6)  memref.alloc @ {{.*}}pack-arena-explain.mlir:18:8
-// CHECK-NEXT: 1.00 KiB   25.0%  [0, 5)  memref.alloc @ {{.*}}pack-arena-explain.mlir:17:8
-// CHECK-NEXT: 1.00 KiB   25.0%  [3, 7)  memref.alloc @ {{.*}}pack-arena-explain.mlir:20:8
+// Each buffer is named by the op that fills it (the first writes of its
+// lifetime), not by its memref.alloc.
+// CHECK-NEXT: 2.00 KiB   50.0%  [1, 6)  memref.copy @ {{.*}}pack-arena-explain.mlir:24:3
+// CHECK-NEXT: 1.00 KiB   25.0%  [0, 5)  linalg.copy @ {{.*}}pack-arena-explain.mlir:21:3
+// CHECK-NEXT: 1.00 KiB   25.0%  [3, 7)  linalg.copy @ {{.*}}pack-arena-explain.mlir:23:3
 // CHECK-NEXT: @g: no arena
 // CHECK-NEXT:   left on the heap: memref.alloc @ {{.*}}pack-arena-explain.mlir:{{[0-9]+}}:8: dimension 0 of 'memref<?xf32>' is not an affine function of the sizes of @g's arguments, so its buffer cannot be placed before the function runs
 // ERR: error: cannot write the explanation '{{.*}}x.txt'

@@ -42,6 +42,13 @@ struct ReportBuffer {
   /// function's symbols ("3072 * B * S"); `size` and `offset` are then the
   /// values at the representative point.
   std::string sizeExpr;
+  /// The op that produces the buffer's contents ("linalg.matmul @
+  /// file:line:col": the last of the writes that open its lifetime); empty
+  /// when unknown.
+  std::string producer;
+  /// The steps of the ops that use the buffer (through views), ascending
+  /// (HTML only).
+  std::vector<int64_t> useSteps;
 };
 
 /// A function with dynamic shapes (docs/Packing.md, "Symbolic sizes").
@@ -116,6 +123,9 @@ struct ReportFunction {
   /// Buffers the function allocates that stay on the heap, with why (a call
   /// that may keep them, a layout, ...): (name, reason).
   std::vector<std::pair<std::string, std::string>> heapBuffers;
+  /// The op at each step ("op @ file:line:col"), indexed by step; empty when
+  /// not collected (HTML only).
+  std::vector<std::string> stepOps;
 };
 
 /// Writes the JSON v1 report.
@@ -145,9 +155,14 @@ void writeExplanation(llvm::raw_ostream &os,
 /// Bytes in human units: "512 B", "1.50 KiB", "12.12 GiB".
 std::string formatBytes(uint64_t bytes);
 
-/// Writes one self-contained HTML page (no network): per function, a
-/// rectangle per buffer (x = steps, y = offset) with hover details, the
-/// lower-bound line and the arena top.
+/// Writes one self-contained HTML page (no network, no library): per arena,
+/// its summary in human units, then a picture drawn by the page's script: a
+/// rectangle per buffer (x = steps, y = offset; recomputed and kept
+/// (checkpoint) buffers in their own colours) over the live bytes, with
+/// axis scales, the lower-bound line and the arena top; zoom, pan, hover
+/// details (producer op and location, sizes, lifetime, remat reason, the op
+/// at each step), a selected buffer's producer and use steps marked, and a
+/// sortable table of the buffers. docs/Interfaces.md describes the page.
 llvm::Error writeHtmlReport(llvm::StringRef path,
                             llvm::ArrayRef<ReportFunction> functions);
 
