@@ -228,6 +228,15 @@ private:
   LogicalResult addForwarding(Operation *op, ValueRange operands,
                               ValueRange inputs);
   LogicalResult checkLoopCarried(ArrayRef<unsigned> members);
+  /// Whether `id` is an allocation whose buffer reaches the function's
+  /// return: it is then the caller's and never planned, so it may be carried
+  /// across iterations (each iteration's instance stays on the heap). Placed
+  /// buffers (views of an arena) always count: the verifier checks them.
+  bool isReturnedRoot(unsigned id) {
+    auto kind = rootKind.find(id);
+    return kind != rootKind.end() && kind->second == RootKind::Allocated &&
+           returnedClasses.count(find(id));
+  }
   LogicalResult addCFGEdges(Operation *terminator);
   void extendByBlockLiveness(const Liveness &liveness,
                              MutableArrayRef<Interval> valueLive);
@@ -265,6 +274,8 @@ private:
   DenseMap<Value, unsigned> ids;
   SmallVector<unsigned> parent;
   DenseMap<unsigned, RootKind> rootKind;
+  /// The classes (union-find representatives) with a returned value.
+  DenseSet<unsigned> returnedClasses;
   SmallVector<std::pair<Value, Value>> edges;
   // Region-branch results and region arguments must be reached by an edge.
   SmallVector<Value> needIncoming;
@@ -545,8 +556,10 @@ LogicalResult LifetimeBuilder::checkLoopCarried(ArrayRef<unsigned> members) {
     return success();
   for (unsigned id : members) {
     auto kind = rootKind.find(id);
-    if (kind == rootKind.end() || (kind->second != RootKind::Allocated &&
-                                   kind->second != RootKind::Placed))
+    if (kind == rootKind.end() ||
+        (kind->second != RootKind::Allocated &&
+         kind->second != RootKind::Placed) ||
+        isReturnedRoot(id))
       continue;
     Operation *def = values[id].getDefiningOp();
     for (Operation *loop : loops)
@@ -658,7 +671,8 @@ LogicalResult LifetimeBuilder::checkCFGLoopCarried(const Liveness &liveness) {
   for (auto [source, target] : edges)
     successors[ids.lookup(source)].push_back(ids.lookup(target));
   for (auto [id, kind] : rootKind) {
-    if (kind != RootKind::Allocated && kind != RootKind::Placed)
+    if ((kind != RootKind::Allocated && kind != RootKind::Placed) ||
+        isReturnedRoot(id))
       continue;
     Operation *def = values[id].getDefiningOp();
     // Every value that may hold this root's buffer: if one of them is still
@@ -799,6 +813,8 @@ LogicalResult LifetimeBuilder::run() {
       last = std::max(last, useStep(value, user));
     }
     valueLive[id] = {d, last + 1};
+    if (valueReturned[id])
+      returnedClasses.insert(find(id));
   }
   if (!body.hasOneBlock()) {
     Liveness liveness(func.getOperation());

@@ -98,3 +98,32 @@ func.func @carried_dead(%x: memref<16xf32>, %c: i1) -> memref<16xf32> {
   memref.store %v, %r[%c0] : memref<16xf32>                       // 10
   return %r : memref<16xf32>                                      // 11
 }
+
+// -----
+
+// A buffer carried around a loop of blocks and returned: two iterations'
+// instances are live at once (the add reads the old one while it writes the
+// new one), but the buffer is the caller's: never planned, each instance
+// stays on the heap, so the analysis accepts the function and plans the
+// loop's temporary (a buffer that is not returned is rejected:
+// annotate-lifetimes-invalid.mlir).
+// CHECK-LABEL: lifetimes of @carried_returned
+// CHECK:  %alloc = memref.alloc @{{[0-9]+}}: 64 B [{{[0-9]+}}, {{[0-9]+}}) planned
+// CHECK:  %alloc_0 = memref.alloc @{{[0-9]+}}: 64 B [0, {{[0-9]+}}) returned
+func.func @carried_returned(%x: memref<16xf32>, %n: index) -> memref<16xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  cf.br ^header(%x, %c0 : memref<16xf32>, index)
+^header(%acc: memref<16xf32>, %i: index):
+  %cond = arith.cmpi slt, %i, %n : index
+  cf.cond_br %cond, ^body, ^exit
+^body:
+  %t = memref.alloc() : memref<16xf32>
+  linalg.add ins(%acc, %acc : memref<16xf32>, memref<16xf32>) outs(%t : memref<16xf32>)
+  %new = memref.alloc() : memref<16xf32>
+  linalg.add ins(%acc, %t : memref<16xf32>, memref<16xf32>) outs(%new : memref<16xf32>)
+  %j = arith.addi %i, %c1 : index
+  cf.br ^header(%new, %j : memref<16xf32>, index)
+^exit:
+  return %acc : memref<16xf32>
+}

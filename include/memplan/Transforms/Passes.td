@@ -85,7 +85,8 @@ def AnnotateLifetimesPass : Pass<"memplan-annotate-lifetimes"> {
     - `buffer allocated inside a loop of blocks is carried across
       iterations; memplan cannot plan loop-carried allocations` (a value
       that may hold the buffer is still live where the buffer is allocated
-      again, with a note at that value)
+      again, with a note at that value; not for a buffer that reaches the
+      function's return, which is never planned)
     - `memplan cannot follow the tensors or memrefs passed to a successor by
       '...': it does not implement BranchOpInterface`, `memplan cannot analyse
       a tensor or memref produced by the terminator '...' for its successor`,
@@ -99,7 +100,8 @@ def AnnotateLifetimesPass : Pass<"memplan-annotate-lifetimes"> {
     - `buffer allocated inside a loop is carried across iterations; memplan
       cannot plan loop-carried allocations` (a root defined in a loop body
       that reaches the loop's iteration arguments or results: two of its
-      instances can be live at once)
+      instances can be live at once; not for one that reaches the function's
+      return)
     - `memplan cannot tell where the buffer of a tensor or memref of '...'
       comes from` (a region-branch result or region argument that no
       terminator or entry operand forwards to)

@@ -2,10 +2,16 @@
 // condition, a vector accumulator), put through what compilers run before
 // bufferizing: scf-to-cf, then upstream linalg-detensorize, which turns the
 // rank-0 tensors into scalars and leaves the accumulator carried around a
-// loop of blocks. memplan cannot give a buffer carried across iterations one
-// static slot: @f is left unplanned with a located warning and the report
-// says why; @main's own temporary is planned in its arena; the planned
-// program prints the unplanned program's bits.
+// loop of blocks.
+// - @f returns the accumulator: its buffer is the caller's, so each
+//   iteration's instance stays on the heap and the loop carrying it is no
+//   obstacle; the loop's own temporary is planned in @f's arena.
+// - @g returns something computed from the accumulator after the loop: the
+//   carried buffer would be planned, and one static slot cannot hold two
+//   iterations' instances, so @g is left unplanned with a located warning and
+//   the report says why.
+// @main's temporary is planned in its arena; the planned program prints the
+// unplanned program's bits.
 //
 // RUN: mlir-opt %s --pass-pipeline='builtin.module(func.func(convert-scf-to-cf,linalg-detensorize{aggressive-mode}),canonicalize)' > %t.cf.mlir
 // RUN: FileCheck %s --check-prefix=DETENSORIZED --input-file=%t.cf.mlir
@@ -24,10 +30,17 @@
 // DETENSORIZED: ^bb1(%{{.*}}: tensor<16xf32>, %{{.*}}: i32):
 // DETENSORIZED-NOT: tensor<i32>
 // DETENSORIZED: return %{{.*}} : tensor<16xf32>
-// Five halvings towards 1 from 2 i + 1, i = 0..15 (x -> x/2 + 1/2): 1 + i/16.
+// Five halvings towards 1 from 2 i + 1, i = 0..15 (x -> x/2 + 1/2): 1 + i/16;
+// @g doubles that.
 // OUT: [1, 1.0625, 1.125, 1.1875, 1.25, 1.3125, 1.375, 1.4375, 1.5, 1.5625, 1.625, 1.6875, 1.75, 1.8125, 1.875, 1.9375]
-// WARN: warning: memplan leaves @f unplanned: buffer allocated inside a loop of blocks is carried across iterations
+// OUT: [2, 2.125, 2.25, 2.375, 2.5, 2.625, 2.75, 2.875, 3, 3.125, 3.25, 3.375, 3.5, 3.625, 3.75, 3.875]
+// WARN-NOT: @f
+// WARN: warning: memplan leaves @g unplanned: buffer allocated inside a loop of blocks is carried across iterations
+// WARN-NOT: @f
+// REPORT: "arena_bytes": 64,
+// REPORT-NEXT: "buffers": [
 // REPORT: "name": "f",
+// REPORT: "name": "g",
 // REPORT: "unplanned": "buffer allocated inside a loop of blocks is carried across iterations
 // REPORT: "arena_bytes": 128,
 // REPORT: "name": "main",
@@ -51,13 +64,24 @@ func.func @f(%x: tensor<16xf32>, %n: tensor<i32>) -> tensor<16xf32> {
     scf.condition(%cond) %acc, %i : tensor<16xf32>, tensor<i32>
   } do {
   ^bb0(%a: tensor<16xf32>, %j: tensor<i32>):
-    %e = tensor.empty() : tensor<16xf32>
-    %g = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
-        ins(%a : tensor<16xf32>) outs(%e : tensor<16xf32>) {
+    // A temporary of the iteration (x/2), then the carried result (+ 1/2).
+    %et = tensor.empty() : tensor<16xf32>
+    %half = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+        ins(%a : tensor<16xf32>) outs(%et : tensor<16xf32>) {
     ^bb0(%v: f32, %o: f32):
       %h = arith.constant 0.5 : f32
       %m = arith.mulf %v, %h : f32
-      %s2 = arith.addf %m, %h : f32
+      linalg.yield %m : f32
+    } -> tensor<16xf32>
+    // The new accumulator is written by the op that still reads the old
+    // one, so two instances are live at once: (x - x/2) + 1/2.
+    %e = tensor.empty() : tensor<16xf32>
+    %g = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel"]}
+        ins(%a, %half : tensor<16xf32>, tensor<16xf32>) outs(%e : tensor<16xf32>) {
+    ^bb0(%v: f32, %hv: f32, %o: f32):
+      %h = arith.constant 0.5 : f32
+      %d = arith.subf %v, %hv : f32
+      %s2 = arith.addf %d, %h : f32
       linalg.yield %s2 : f32
     } -> tensor<16xf32>
     %e1 = tensor.empty() : tensor<i32>
@@ -70,6 +94,61 @@ func.func @f(%x: tensor<16xf32>, %n: tensor<i32>) -> tensor<16xf32> {
     scf.yield %g, %j1 : tensor<16xf32>, tensor<i32>
   }
   return %r#0 : tensor<16xf32>
+}
+
+func.func @g(%x: tensor<16xf32>, %n: tensor<i32>) -> tensor<16xf32> {
+  %zero = arith.constant dense<0> : tensor<i32>
+  %one = arith.constant dense<1> : tensor<i32>
+  %r:2 = scf.while (%acc = %x, %i = %zero) : (tensor<16xf32>, tensor<i32>) -> (tensor<16xf32>, tensor<i32>) {
+    %e0 = tensor.empty() : tensor<i1>
+    %lt = linalg.generic {indexing_maps = [#s, #s, #s], iterator_types = []}
+        ins(%i, %n : tensor<i32>, tensor<i32>) outs(%e0 : tensor<i1>) {
+    ^bb0(%a: i32, %b: i32, %o: i1):
+      %c = arith.cmpi slt, %a, %b : i32
+      linalg.yield %c : i1
+    } -> tensor<i1>
+    %cond = tensor.extract %lt[] : tensor<i1>
+    scf.condition(%cond) %acc, %i : tensor<16xf32>, tensor<i32>
+  } do {
+  ^bb0(%a: tensor<16xf32>, %j: tensor<i32>):
+    // A temporary of the iteration (x/2), then the carried result (+ 1/2).
+    %et = tensor.empty() : tensor<16xf32>
+    %half = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+        ins(%a : tensor<16xf32>) outs(%et : tensor<16xf32>) {
+    ^bb0(%v: f32, %o: f32):
+      %h = arith.constant 0.5 : f32
+      %m = arith.mulf %v, %h : f32
+      linalg.yield %m : f32
+    } -> tensor<16xf32>
+    // The new accumulator is written by the op that still reads the old
+    // one, so two instances are live at once: (x - x/2) + 1/2.
+    %e = tensor.empty() : tensor<16xf32>
+    %g = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel"]}
+        ins(%a, %half : tensor<16xf32>, tensor<16xf32>) outs(%e : tensor<16xf32>) {
+    ^bb0(%v: f32, %hv: f32, %o: f32):
+      %h = arith.constant 0.5 : f32
+      %d = arith.subf %v, %hv : f32
+      %s2 = arith.addf %d, %h : f32
+      linalg.yield %s2 : f32
+    } -> tensor<16xf32>
+    %e1 = tensor.empty() : tensor<i32>
+    %j1 = linalg.generic {indexing_maps = [#s, #s, #s], iterator_types = []}
+        ins(%j, %one : tensor<i32>, tensor<i32>) outs(%e1 : tensor<i32>) {
+    ^bb0(%a1: i32, %b1: i32, %o1: i32):
+      %t = arith.addi %a1, %b1 : i32
+      linalg.yield %t : i32
+    } -> tensor<i32>
+    scf.yield %g, %j1 : tensor<16xf32>, tensor<i32>
+  }
+  // The accumulator is read after the loop, not returned.
+  %ed = tensor.empty() : tensor<16xf32>
+  %d = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%r#0 : tensor<16xf32>) outs(%ed : tensor<16xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %w = arith.addf %v, %v : f32
+    linalg.yield %w : f32
+  } -> tensor<16xf32>
+  return %d : tensor<16xf32>
 }
 
 func.func @main() {
@@ -103,5 +182,9 @@ func.func @main() {
   %m = bufferization.to_buffer %r : tensor<16xf32> to memref<16xf32>
   %u = memref.cast %m : memref<16xf32> to memref<*xf32>
   func.call @printMemrefF32(%u) : (memref<*xf32>) -> ()
+  %rg = func.call @g(%y, %n) : (tensor<16xf32>, tensor<i32>) -> tensor<16xf32>
+  %mg = bufferization.to_buffer %rg read_only : tensor<16xf32> to memref<16xf32>
+  %ug = memref.cast %mg : memref<16xf32> to memref<*xf32>
+  func.call @printMemrefF32(%ug) : (memref<*xf32>) -> ()
   return
 }
