@@ -12,8 +12,10 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 if ! command -v chromium >/dev/null; then
   echo "memplan: installing chromium (for the HTML report's rendering test)" >&2
   SUDO=""
-  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium >/dev/null 2>&1 ||
+  [ "$(id -u)" -eq 0 ] || SUDO="sudo -n"
+  { DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium >/dev/null 2>&1 ||
+    { $SUDO apt-get update -qq >/dev/null 2>&1 &&
+      DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium >/dev/null 2>&1; }; } ||
     echo "memplan: chromium could not be installed; that test will be unsupported" >&2
 fi
 

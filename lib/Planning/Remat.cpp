@@ -113,6 +113,8 @@ public:
     bytes = 0;
     result = RematCost();
     peakSet = residentAtPeak;
+    toggles.clear();
+    peakMark = 0;
     executed = 0;
     truncated = false;
     for (size_t v = 0; v < n && !truncated; ++v) {
@@ -126,6 +128,17 @@ public:
                       ? lastForwardUse[v]
                       : lastUse[v];
       execute(v, v, std::max<int64_t>(d, v));
+    }
+    if (peakSet && !truncated) {
+      // The resident set at the (first) peak: the toggles up to it replayed
+      // (copying the set at every new peak was quadratic on a chain).
+      std::vector<uint8_t> at(n, 0);
+      for (size_t k = 0; k < peakMark; ++k)
+        at[toggles[k] / 2] = toggles[k] % 2;
+      peakSet->clear();
+      for (size_t i = 0; i < n; ++i)
+        if (at[i])
+          peakSet->push_back(i);
     }
     return result;
   }
@@ -171,7 +184,7 @@ private:
     death[u] = std::max<int64_t>(lastUse[u], int64_t(now) - 1);
     for (size_t t : temps)
       if (resident[t]) {
-        resident[t] = 0;
+        setResident(t, 0);
         bytes -= g.nodes[t].bytes;
       }
   }
@@ -213,17 +226,12 @@ private:
     if (trace)
       trace->push_back(v);
     bytes += node.bytes;
-    resident[v] = 1;
+    setResident(v, 1);
     death[v] = dies;
     result.cost += node.cost;
     if (bytes > result.peak) {
       result.peak = bytes;
-      if (peakSet) {
-        peakSet->clear();
-        for (size_t i = 0; i < resident.size(); ++i)
-          if (resident[i])
-            peakSet->push_back(i);
-      }
+      peakMark = toggles.size();
     }
     // Free what is no longer needed: inputs past their death (at the
     // scheduled node itself, also those dying now) and the output if unused.
@@ -233,11 +241,11 @@ private:
     };
     for (size_t w : node.inputs)
       if (resident[w] && dead(w)) {
-        resident[w] = 0;
+        setResident(w, 0);
         bytes -= g.nodes[w].bytes;
       }
     if (dead(v)) {
-      resident[v] = 0;
+      setResident(v, 0);
       bytes -= node.bytes;
     }
   }
@@ -248,6 +256,15 @@ private:
   uint64_t bytes = 0;
   RematCost result;
   std::vector<size_t> *peakSet = nullptr;
+  /// With peakSet: every change of `resident` in order (2 x + its new
+  /// value), and how many of them had happened at the peak.
+  std::vector<size_t> toggles;
+  size_t peakMark = 0;
+  void setResident(size_t x, uint8_t value) {
+    resident[x] = value;
+    if (peakSet)
+      toggles.push_back(2 * x + value);
+  }
   std::vector<size_t> *trace = nullptr;
   /// materialize's: (node, next input to look at).
   std::vector<std::pair<size_t, size_t>> stack;
@@ -357,8 +374,7 @@ mlir::memplan::pruneSchedule(const RematGraph &graph,
 /// The greedy order's prefixes: the node each adds (SIZE_MAX for the empty
 /// one) and the prefix's peak (rematGreedyOrder's contract).
 static std::vector<std::pair<size_t, uint64_t>>
-greedyPrefixes(const RematGraph &graph, uint64_t stopAtPeak,
-               RematWork *work) {
+greedyPrefixes(const RematGraph &graph, uint64_t stopAtPeak, RematWork *work) {
   size_t n = graph.nodes.size();
   Simulator sim(graph);
   // Only forward nodes read by a backward node matter (others die after the
@@ -561,9 +577,14 @@ RematPlan mlir::memplan::planRemat(const RematGraph &graph,
       forward.push_back(i);
   auto finish = [&] {
     RematPlan plan;
+    // Keep-all runs each node once: never cut by the work meter (only by
+    // the schedule's length bound), as in the budget sequence.
+    bool keepAll = llvm::none_of(recompute, [](uint8_t r) { return r; });
     bool tooLong = false;
     std::optional<std::vector<size_t>> schedule =
-        boundedSchedule(graph, recompute, &work, &tooLong);
+        boundedSchedule(graph, recompute, keepAll ? nullptr : &work, &tooLong);
+    if (keepAll && schedule)
+      work.charge(2 * n);
     if (!schedule) {
       // No plan: its schedule is longer than the work or the length bound.
       plan.recompute = recompute;
@@ -611,7 +632,8 @@ RematPlan mlir::memplan::planRemat(const RematGraph &graph,
   RematPlan keep = finish();
   if (keep.feasible || keep.stoppedOnWork)
     return keep;
-  std::vector<RematPlan> sequence = rematBudgetSequence(graph, 64, false, &work);
+  std::vector<RematPlan> sequence =
+      rematBudgetSequence(graph, 64, false, &work);
   if (sequence.empty()) {
     keep.stoppedOnWork = true;
     return keep;

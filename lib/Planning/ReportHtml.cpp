@@ -73,11 +73,22 @@ static llvm::json::Value pageData(llvm::ArrayRef<ReportFunction> functions) {
     }
     // A remat decision names the op that starts the buffer's chain; the
     // buffer's allocation carries the same location.
+    // Only a location that names one decision links (an unknown location,
+    // or one shared by several values, says nothing about which).
     llvm::StringMap<int64_t> decisionAt;
+    llvm::StringMap<unsigned> decisionsAt;
     Array decisions;
     if (f.remat)
+      for (const RematDecision &d : f.remat->decisions)
+        ++decisionsAt[locationOf(d.value)];
+    auto linkable = [&](llvm::StringRef loc) {
+      return !loc.empty() && !loc.starts_with("loc(unknown") &&
+             decisionsAt.lookup(loc) == 1;
+    };
+    if (f.remat)
       for (auto [k, d] : llvm::enumerate(f.remat->decisions)) {
-        decisionAt.try_emplace(locationOf(d.value), int64_t(k));
+        if (linkable(locationOf(d.value)))
+          decisionAt.try_emplace(locationOf(d.value), int64_t(k));
         decisions.push_back(Object{{"v", d.value},
                                    {"r", d.recompute},
                                    {"b", static_cast<int64_t>(d.bytes)},
@@ -100,6 +111,8 @@ static llvm::json::Value pageData(llvm::ArrayRef<ReportFunction> functions) {
         buffer["r"] = true;
       if (!b.sizeExpr.empty())
         buffer["e"] = b.sizeExpr;
+      if (b.producerStep >= 0)
+        buffer["ps"] = b.producerStep;
       auto it = decisionAt.find(locationOf(b.name));
       if (it != decisionAt.end())
         buffer["d"] = it->second;
@@ -292,7 +305,7 @@ class Plot {
         c.beginPath(); c.moveTo(this.sx(t + 0.5), this.T); c.lineTo(this.sx(t + 0.5), this.H - this.B); c.stroke();
       };
       for (const t of b.u) vline(t, '#8e44ad');
-      vline(b.a, '#0b8043');
+      vline(b.ps !== undefined ? b.ps : b.a, '#0b8043');
       const x = this.sx(b.a), y = this.sy(b.o + b.s);
       c.strokeStyle = '#c00'; c.lineWidth = 2.5;
       c.strokeRect(x, y, Math.max(this.sx(b.b) - x, 2), Math.max(this.sy(b.o) - y, 2));
@@ -311,15 +324,15 @@ class Plot {
     c.stroke();
     const ys = tickStep(this.y1 - this.y0, 6, true);
     c.textAlign = 'right'; c.textBaseline = 'middle';
-    for (let v = Math.ceil(this.y0 / ys) * ys; v <= this.y1; v += ys) {
-      const y = this.sy(v);
+    for (let k = Math.ceil(this.y0 / ys), n = 0; k * ys <= this.y1 && n < 40; ++k, ++n) {
+      const v = k * ys, y = this.sy(v);
       c.fillText(human(v), this.L - 6, y);
       c.beginPath(); c.moveTo(this.L - 3, y); c.lineTo(this.L, y); c.stroke();
     }
     const xs = Math.max(1, tickStep(this.x1 - this.x0, 10, false));
     c.textAlign = 'center'; c.textBaseline = 'top';
-    for (let t = Math.ceil(this.x0 / xs) * xs; t <= this.x1; t += xs) {
-      const x = this.sx(t);
+    for (let k = Math.ceil(this.x0 / xs), n = 0; k * xs <= this.x1 && n < 40; ++k, ++n) {
+      const t = k * xs, x = this.sx(t);
       c.fillText(String(t), x, this.H - this.B + 5);
       c.beginPath(); c.moveTo(x, this.H - this.B); c.lineTo(x, this.H - this.B + 3); c.stroke();
     }
@@ -329,6 +342,19 @@ class Plot {
     c.fillText('arena', this.W - this.R + 4, topY);
     c.fillStyle = '#c00';
     c.fillText('LB', this.W - this.R + 4, Math.abs(lbY - topY) < 12 ? topY + 12 : lbY);
+  }
+  // The pixels painted in each buffer colour at the full view
+  // (data-painted-plain/-kept/-recomputed): what a test can check was drawn.
+  countPainted() {
+    const img = this.ctx.getImageData(0, 0, this.canvas.width, this.canvas.height).data;
+    const rgb = {};
+    for (const [k, hex] of Object.entries(COLORS))
+      rgb[k] = [1, 3, 5].map((i) => parseInt(hex.substr(i, 2), 16));
+    const count = { plain: 0, kept: 0, recomputed: 0 };
+    for (let i = 0; i < img.length; i += 4)
+      for (const k in rgb)
+        if (img[i] === rgb[k][0] && img[i + 1] === rgb[k][1] && img[i + 2] === rgb[k][2]) ++count[k];
+    for (const k in count) this.canvas.dataset['painted' + k[0].toUpperCase() + k.slice(1)] = String(count[k]);
   }
   hit(px, py) {
     const t = this.tx(px), v = this.ty(py), bs = this.f.buffers;
@@ -346,6 +372,7 @@ class Plot {
         '\nlive [' + b.a + ', ' + b.b + '): ' + (b.b - b.a) + ' steps, ' + b.u.length + ' using steps';
     if (b.r) text += '\nrecomputed: a copy made for the backward pass';
     if (b.d !== undefined) text += '\nremat: ' + reason(f, f.decisions[b.d]);
+    if (b.ps !== undefined) text += '\nproduced at step ' + b.ps;
     if (b.a < f.steps.length) text += '\nallocated at step ' + b.a + ': ' + f.steps[b.a];
     return text;
   }
@@ -356,12 +383,16 @@ class Plot {
   }
   setView(x0, x1, y0, y1) {
     const [fx0, fx1, fy0, fy1] = this.full;
-    const w = Math.min(Math.max(x1 - x0, 2), fx1 - fx0), h = Math.min(Math.max(y1 - y0, 1), fy1 - fy0);
+    // At most about 10^6-fold zoom in bytes: finer would lose the ticks to
+    // rounding on arenas of petabytes.
+    const w = Math.min(Math.max(x1 - x0, 2), fx1 - fx0),
+          h = Math.min(Math.max(y1 - y0, 1, (fy1 - fy0) * 1e-6), fy1 - fy0);
     x0 = Math.min(Math.max(x0, fx0), fx1 - w); y0 = Math.min(Math.max(y0, fy0), fy1 - h);
     this.x0 = x0; this.x1 = x0 + w; this.y0 = y0; this.y1 = y0 + h;
     this.request();
   }
   select(i, zoom) {
+    if (!(Number.isInteger(i) && i >= 0 && i < this.f.buffers.length)) i = -1;
     this.sel = i;
     if (i >= 0 && zoom) {
       const b = this.f.buffers[i], pad = Math.max(2, (b.b - b.a) * 0.5);
@@ -456,6 +487,7 @@ for (const cv of document.querySelectorAll('canvas.plot')) {
   const p = new Plot(cv, k, DATA[k]);
   plots[k] = p;
   p.draw();
+  p.countPainted();
   const tbl = document.querySelector('table.bufs[data-fn="' + k + '"]');
   const box = tbl && tbl.closest('details');
   if (box) box.addEventListener('toggle', () => { if (box.open && !p.table) p.buildTable(tbl); });

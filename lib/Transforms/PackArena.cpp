@@ -163,12 +163,75 @@ struct PackArenaPass : public memplan::impl::PackArenaPassBase<PackArenaPass> {
   llvm::StringSet<> symbolNames;
   /// Packs `planned` (root indices, all in memory space `space`) into one
   /// arena of that space and reports it.
+  /// `stepOps`: the op at each step, described before any space is packed.
   LogicalResult packSpace(FunctionOpInterface func, PackAlgorithm algo,
                           const FunctionLifetimes &lifetimes,
                           ArrayRef<size_t> planned, Attribute space,
+                          ArrayRef<std::string> stepOps,
                           std::vector<ReportFunction> &reports);
 };
 } // namespace
+
+/// The op at each step of `func`, for the report's time axis.
+static std::vector<std::string>
+describeSteps(FunctionOpInterface func, const FunctionLifetimes &lifetimes) {
+  std::vector<std::string> ops(std::max<int64_t>(0, lifetimes.getNumSteps()));
+  func->walk([&](Operation *op) {
+    int64_t step = lifetimes.getStep(op);
+    if (step >= 0 && step < int64_t(ops.size()) && ops[step].empty())
+      ops[step] = describeOp(op);
+  });
+  return ops;
+}
+
+/// The steps at which `alloc`'s buffer is used (through view-like ops), and
+/// its producer: the last op of the writes that open its lifetime.
+static void describeUses(memref::AllocOp alloc,
+                         const FunctionLifetimes &lifetimes,
+                         ReportBuffer &buffer) {
+  // (step, op, writes) of every use; views followed with a worklist.
+  std::vector<std::tuple<int64_t, Operation *, bool>> uses;
+  SmallVector<Value> work{alloc.getResult()};
+  while (!work.empty()) {
+    Value value = work.pop_back_val();
+    for (OpOperand &use : value.getUses()) {
+      Operation *user = use.getOwner();
+      if (auto view = dyn_cast<ViewLikeOpInterface>(user);
+          view && view.getViewSource() == value) {
+        for (Value result : user->getResults())
+          work.push_back(result);
+        continue;
+      }
+      // A use inside a region op's body counts at the nearest stepped op.
+      Operation *at = user;
+      while (at && lifetimes.getStep(at) < 0)
+        at = at->getParentOp();
+      if (!at)
+        continue;
+      uses.push_back({lifetimes.getStep(at), user,
+                      hasEffect<MemoryEffects::Write>(user, value)});
+    }
+  }
+  llvm::stable_sort(uses, [](const auto &a, const auto &b) {
+    return std::get<0>(a) < std::get<0>(b);
+  });
+  Operation *producer = nullptr;
+  for (auto &[step, op, writes] : uses) {
+    if (!writes)
+      break;
+    producer = op;
+    buffer.producerStep = step;
+  }
+  if (!producer && !uses.empty()) {
+    producer = std::get<1>(uses.front());
+    buffer.producerStep = std::get<0>(uses.front());
+  }
+  if (producer)
+    buffer.producer = describeOp(producer);
+  for (auto &[step, op, writes] : uses)
+    if (buffer.useSteps.empty() || buffer.useSteps.back() != step)
+      buffer.useSteps.push_back(step);
+}
 
 LogicalResult
 PackArenaPass::packFunction(FunctionOpInterface func, PackAlgorithm algo,
@@ -319,9 +382,11 @@ PackArenaPass::packFunction(FunctionOpInterface func, PackAlgorithm algo,
                                     *sizes, bytesOfRoot, symbolic, reports)))
       return failure();
   } else {
+    // Described before packing: packing a space replaces its allocations.
+    std::vector<std::string> stepOps = describeSteps(func, *lifetimes);
     for (Attribute space : spaces)
       if (failed(packSpace(func, algo, *lifetimes, plannedBySpace[space], space,
-                           reports)))
+                           stepOps, reports)))
         return failure();
   }
   if (reports.size() > firstReport)
@@ -334,69 +399,12 @@ PackArenaPass::packFunction(FunctionOpInterface func, PackAlgorithm algo,
   return success();
 }
 
-/// The op at each step of `func`, for the report's time axis.
-static std::vector<std::string>
-describeSteps(FunctionOpInterface func, const FunctionLifetimes &lifetimes) {
-  std::vector<std::string> ops(std::max<int64_t>(0, lifetimes.getNumSteps()));
-  func->walk([&](Operation *op) {
-    int64_t step = lifetimes.getStep(op);
-    if (step >= 0 && step < int64_t(ops.size()) && ops[step].empty())
-      ops[step] = describeOp(op);
-  });
-  return ops;
-}
-
-/// The steps at which `alloc`'s buffer is used (through view-like ops), and
-/// its producer: the last op of the writes that open its lifetime.
-static void describeUses(memref::AllocOp alloc,
-                         const FunctionLifetimes &lifetimes,
-                         ReportBuffer &buffer) {
-  // (step, op, writes) of every use; views followed with a worklist.
-  std::vector<std::tuple<int64_t, Operation *, bool>> uses;
-  SmallVector<Value> work{alloc.getResult()};
-  while (!work.empty()) {
-    Value value = work.pop_back_val();
-    for (OpOperand &use : value.getUses()) {
-      Operation *user = use.getOwner();
-      if (auto view = dyn_cast<ViewLikeOpInterface>(user);
-          view && view.getViewSource() == value) {
-        for (Value result : user->getResults())
-          work.push_back(result);
-        continue;
-      }
-      // A use inside a region op's body counts at the nearest stepped op.
-      Operation *at = user;
-      while (at && lifetimes.getStep(at) < 0)
-        at = at->getParentOp();
-      if (!at)
-        continue;
-      uses.push_back({lifetimes.getStep(at), user,
-                      hasEffect<MemoryEffects::Write>(user, value)});
-    }
-  }
-  llvm::stable_sort(uses, [](const auto &a, const auto &b) {
-    return std::get<0>(a) < std::get<0>(b);
-  });
-  Operation *producer = nullptr;
-  for (auto &[step, op, writes] : uses) {
-    if (!writes)
-      break;
-    producer = op;
-  }
-  if (!producer && !uses.empty())
-    producer = std::get<1>(uses.front());
-  if (producer)
-    buffer.producer = describeOp(producer);
-  for (auto &[step, op, writes] : uses)
-    if (buffer.useSteps.empty() || buffer.useSteps.back() != step)
-      buffer.useSteps.push_back(step);
-}
-
 LogicalResult PackArenaPass::packSpace(FunctionOpInterface func,
                                        PackAlgorithm algo,
                                        const FunctionLifetimes &lifetimes,
                                        ArrayRef<size_t> planned,
                                        Attribute space,
+                                       ArrayRef<std::string> stepOps,
                                        std::vector<ReportFunction> &reports) {
   ArrayRef<Root> roots = lifetimes.getRoots();
   std::vector<PackItem> items;
@@ -457,7 +465,7 @@ LogicalResult PackArenaPass::packSpace(FunctionOpInterface func,
     auto arena = ArenaOp::create(builder, func.getLoc(), arenaType,
                                  builder.getI64IntegerAttr(arenaAlignment),
                                  /*size=*/Value());
-    report.stepOps = describeSteps(func, lifetimes);
+    report.stepOps.assign(stepOps.begin(), stepOps.end());
     for (auto [k, i] : llvm::enumerate(planned)) {
       auto alloc = roots[i].value.getDefiningOp<memref::AllocOp>();
       report.buffers.push_back({static_cast<int64_t>(k), describeOp(alloc),

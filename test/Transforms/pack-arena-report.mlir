@@ -36,6 +36,6 @@ func.func @three(%f: f32) {
 // The data the page draws: each buffer with its producer and the steps
 // that use it (test/Tools/html-report.test renders it in Chromium).
 // HTML: <script type="application/json" id="memplan-data">[{"arena":192,"buffers":[
-// HTML-SAME: {"a":0,"b":4,"i":0,"n":"memref.alloc @ {{[^"]*}}pack-arena-report.mlir:23:8","o":0,"p":"linalg.fill @ {{[^"]*}}pack-arena-report.mlir:26:3","s":64,"u":[3]},
+// HTML-SAME: {"a":0,"b":4,"i":0,"n":"memref.alloc @ {{[^"]*}}pack-arena-report.mlir:23:8","o":0,"p":"linalg.fill @ {{[^"]*}}pack-arena-report.mlir:26:3","ps":3,"s":64,"u":[3]},
 // HTML-SAME: "lb":192,
 // HTML-NOT: http

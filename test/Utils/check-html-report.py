@@ -2,7 +2,7 @@
 """Checks the DOM that headless Chromium printed for memplan's HTML report
 against the JSON report of the same compile.
 
-usage: check-html-report.py DOM REPORT.json [--view K:FROM:TO] [--select K:ID]
+usage: check-html-report.py DOM REPORT.json [--view K:FROM:TO]
 
 Prints one line per arena and exits 1 on the first mismatch: the page's
 scripts ran without errors (body data-status="ok", no data-errors), and per
@@ -10,8 +10,11 @@ arena the numbers the page shows and the ones its script computed from the
 embedded data equal the report's: the summary's arena and lower bound, the
 peak of the live-bytes curve (= lower_bound_bytes), the top of the packed
 buffers (= arena_bytes) and, at the full view, one rectangle drawn per
-buffer. With --view, arena K drew fewer rectangles than it has buffers (the
-zoom took effect) but at least one.
+buffer of nonzero size; and the canvas was painted: pixels in the buffer
+colours (counted by the page at the full view), in the recomputed colour
+too when a recomputed buffer is large enough to cover whole pixels. With
+--view, arena K drew fewer rectangles than it has buffers (the zoom took
+effect) but at least one.
 """
 import argparse
 import json
@@ -62,12 +65,22 @@ def main():
             sys.exit("@%s: the buffers end at %d, the arena is %d"
                      % (f["name"], top, f["arena_bytes"]))
         drawn = int(c["data-drawn"])
+        visible = sum(1 for x in f["buffers"] if x["size"] > 0)
         if view and view[0] == k:
-            if not 0 < drawn < len(f["buffers"]):
+            if not 0 < drawn < visible:
                 sys.exit("@%s: the zoomed view drew %d of %d buffers"
-                         % (f["name"], drawn, len(f["buffers"])))
+                         % (f["name"], drawn, visible))
         else:
-            checks.append(("drawn", drawn, len(f["buffers"])))
+            checks.append(("drawn", drawn, visible))
+        painted = {kind: int(c.get("data-painted-" + kind, "0"))
+                   for kind in ("plain", "kept", "recomputed")}
+        if visible and sum(painted.values()) == 0:
+            sys.exit("@%s: no pixel painted in a buffer colour" % f["name"])
+        last = max(x["end"] for x in f["buffers"])
+        if any(x.get("recomputed") and x["size"] * 100 >= f["arena_bytes"]
+               and (x["end"] - x["start"]) * 200 >= last
+               for x in f["buffers"]) and painted["recomputed"] == 0:
+            sys.exit("@%s: recomputed buffers, none painted" % f["name"])
         for name, got, want in checks:
             if got != want:
                 sys.exit("@%s: %s is %d on the page, %d in the report"

@@ -224,12 +224,14 @@ int main(int argc, char **argv) {
             planChainSchedule(graph, options.budget, chain))
       fail(*error);
     if (chain.schedule.empty()) {
+      // Planned first: the greedy planner may end the run with its own error.
+      std::string smallest = smallestBudgetText(graph, greedy().smallestPeak);
       errs() << "memplan-remat: the budget of " << options.budget
              << " bytes is infeasible for policy 'chain': its smallest peak "
                 "is "
              << chain.smallestPeak
-             << " bytes; the smallest budget memplan reaches is "
-             << smallestBudgetText(graph, greedy().smallestPeak) << "\n";
+             << " bytes; the smallest budget memplan reaches is " << smallest
+             << "\n";
       return 1;
     }
     schedule = std::move(chain.schedule);
@@ -272,21 +274,22 @@ int main(int argc, char **argv) {
                      : "")
              << "\n";
     if (solved.status == Status::Infeasible) {
+      std::string smallest = smallestBudgetText(graph, greedy().smallestPeak);
       errs() << "memplan-remat: the budget of " << options.budget
              << " bytes is infeasible: no schedule fits (proven by the MILP); "
                 "the smallest budget memplan reaches is "
-             << smallestBudgetText(graph, greedy().smallestPeak) << "\n";
+             << smallest << "\n";
       return 1;
     }
     if (solved.status == Status::NoSolution ||
         solved.status == Status::Failed) {
+      std::string smallest = smallestBudgetText(graph, greedy().smallestPeak);
       errs() << "memplan-remat: the MILP found no schedule within ";
       if (solved.stoppedOnTime || solved.status == Status::Failed)
         errs() << format("%g", double(timeLimit)) << " s (raise --time-limit)";
       else
         errs() << nodeLimit << " nodes (raise --node-limit)";
-      errs() << "; the smallest budget memplan reaches is "
-             << smallestBudgetText(graph, greedy().smallestPeak) << "\n";
+      errs() << "; the smallest budget memplan reaches is " << smallest << "\n";
       return 1;
     }
     schedule = std::move(solved.schedule);
@@ -351,8 +354,8 @@ int main(int argc, char **argv) {
                   graph,
                   *policy == RematPolicy::Budget
                       ? greedy().smallestPeak
-                      : planRemat(graph, RematOptions{RematPolicy::Budget, 2,
-                                                      0, 0, options.workLimit})
+                      : planRemat(graph, RematOptions{RematPolicy::Budget, 2, 0,
+                                                      0, options.workLimit})
                             .smallestPeak)
            << "\n";
     return 1;

@@ -46,8 +46,9 @@ struct ReportBuffer {
   /// file:line:col": the last of the writes that open its lifetime); empty
   /// when unknown.
   std::string producer;
-  /// The steps of the ops that use the buffer (through views), ascending
-  /// (HTML only).
+  /// The producer's step (-1: unknown) and the steps of the ops that use
+  /// the buffer (through views), ascending (HTML only).
+  int64_t producerStep = -1;
   std::vector<int64_t> useSteps;
 };
 

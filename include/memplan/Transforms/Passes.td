@@ -484,7 +484,7 @@ def InsertRematPass : Pass<"memplan-insert-remat", "::mlir::ModuleOp"> {
     Option<"planWorkLimit", "plan-work-limit", "uint64_t",
            /*default=*/"4000000000",
            "The remat planner's work bound per function (units of "
-           "Planning/Remat.h's RematWork; default 4e9, about 25 s)">,
+           "Planning/Remat.h's RematWork; default 4e9, about 25 s; 0: none)">,
     Option<"timeLimit", "time-limit", "double", /*default=*/"0.0",
            "check-arena: the packer's wall-clock bound, in seconds (0: "
            "none)">,
