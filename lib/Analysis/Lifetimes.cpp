@@ -674,6 +674,12 @@ LogicalResult LifetimeBuilder::checkCFGLoopCarried(const Liveness &liveness) {
     if ((kind != RootKind::Allocated && kind != RootKind::Placed) ||
         isReturnedRoot(id))
       continue;
+    // A tensor is given no slot at tensor level: whether its buffer can be
+    // planned is decided after bufferization, where memplan-double-buffer
+    // gives a buffer carried around a loop of blocks two slots when that
+    // suffices and this check rejects the buffers it leaves.
+    if (isa<TensorType>(values[id].getType()))
+      continue;
     Operation *def = values[id].getDefiningOp();
     // Every value that may hold this root's buffer: if one of them is still
     // live when the root is created again, an earlier instance of the buffer

@@ -139,6 +139,9 @@ void mlir::memplan::buildMemplanPipeline(
   }
   pm.addPass(createMaterializeRematPass());
   buildBufferizeStage(pm);
+  // Buffers bufferization allocates in a loop of blocks and carries to the
+  // next iteration (a detensorized while loop) get two slots too.
+  pm.addPass(createDoubleBufferPass());
   if (options.target == PipelineTarget::NVVM)
     pm.addPass(bufferization::createDropEquivalentBufferResultsPass());
   PackArenaPassOptions pack;

@@ -15,6 +15,7 @@
 #include "memplan/Transforms/Passes.h"
 
 #include "mlir/Dialect/Affine/IR/ValueBoundsOpInterfaceImpl.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/IR/ValueBoundsOpInterfaceImpl.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/MemRef/IR/ValueBoundsOpInterfaceImpl.h"
@@ -196,8 +197,10 @@ static void describeUses(memref::AllocOp alloc,
     Value value = work.pop_back_val();
     for (OpOperand &use : value.getUses()) {
       Operation *user = use.getOwner();
+      // Views and selects (memplan-double-buffer's slots) alias the buffer.
       if (auto view = dyn_cast<ViewLikeOpInterface>(user);
-          view && view.getViewSource() == value) {
+          (view && view.getViewSource() == value) ||
+          isa<arith::SelectOp>(user)) {
         for (Value result : user->getResults())
           work.push_back(result);
         continue;

@@ -122,3 +122,117 @@ func.func @conditional(%x: memref<16xf32>, %n: index, %c: i1) -> memref<16xf32> 
   }
   return %r : memref<16xf32>
 }
+
+// -----
+
+// A loop of blocks (scf-to-cf, then bufferization, as a detensorized while
+// loop becomes): the buffer allocated in the body and passed back to the
+// header gets two slots hoisted to the entry block; the header gets an i1
+// argument, false on entry and flipped on the back edge, that picks one.
+// CHECK-LABEL: func.func @cfg_carried
+// CHECK-DAG: %[[EVEN:.*]] = memref.alloc() {alignment = 64 : i64} : memref<16xf32>
+// CHECK-DAG: %[[ODD:.*]] = memref.alloc() {alignment = 64 : i64} : memref<16xf32>
+// CHECK: %[[FALSE:.*]] = arith.constant false
+// CHECK: cf.br ^bb1(%{{.*}}, %{{.*}}, %[[FALSE]] : memref<16xf32>, index, i1)
+// CHECK: ^bb1(%[[CUR:.*]]: memref<16xf32>, %[[I:.*]]: index, %[[P:.*]]: i1):
+// CHECK: ^bb2:
+// CHECK-NOT: memref.alloc
+// CHECK: %[[NEW:.*]] = arith.select %[[P]], %[[ODD]], %[[EVEN]] : memref<16xf32>
+// CHECK: linalg.add ins(%[[CUR]], %[[CUR]] : {{.*}}) outs(%[[NEW]] : memref<16xf32>)
+// CHECK: %[[FLIP:.*]] = arith.xori %[[P]], %true
+// CHECK: cf.br ^bb1(%[[NEW]], %{{.*}}, %[[FLIP]] : memref<16xf32>, index, i1)
+func.func @cfg_carried(%x: memref<16xf32>, %n: index, %out: memref<16xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  cf.br ^bb1(%x, %c0 : memref<16xf32>, index)
+^bb1(%cur: memref<16xf32>, %i: index):
+  %c = arith.cmpi slt, %i, %n : index
+  cf.cond_br %c, ^bb2, ^bb3
+^bb2:
+  %new = memref.alloc() {alignment = 64 : i64} : memref<16xf32>
+  linalg.add ins(%cur, %cur : memref<16xf32>, memref<16xf32>) outs(%new : memref<16xf32>)
+  %j = arith.addi %i, %c1 : index
+  cf.br ^bb1(%new, %j : memref<16xf32>, index)
+^bb3:
+  memref.copy %cur, %out : memref<16xf32> to memref<16xf32>
+  return
+}
+
+// -----
+
+// The instance carried in is passed on to a second header argument: three
+// instances can be live at once. Left as it is; the analysis explains.
+// CHECK-LABEL: func.func @cfg_shift_register
+// CHECK-NOT: arith.select
+// ANALYSIS: error: buffer allocated inside a loop of blocks is carried across iterations
+func.func @cfg_shift_register(%x: memref<16xf32>, %n: index, %out: memref<16xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  cf.br ^bb1(%x, %x, %c0 : memref<16xf32>, memref<16xf32>, index)
+^bb1(%cur: memref<16xf32>, %old: memref<16xf32>, %i: index):
+  %c = arith.cmpi slt, %i, %n : index
+  cf.cond_br %c, ^bb2, ^bb3
+^bb2:
+  %new = memref.alloc() : memref<16xf32>
+  linalg.add ins(%cur, %old : memref<16xf32>, memref<16xf32>) outs(%new : memref<16xf32>)
+  %j = arith.addi %i, %c1 : index
+  cf.br ^bb1(%new, %cur, %j : memref<16xf32>, memref<16xf32>, index)
+^bb3:
+  memref.copy %cur, %out : memref<16xf32> to memref<16xf32>
+  return
+}
+
+// -----
+
+// Allocated on one path of the body only: an iteration that skips it passes
+// the old instance on, and parity would no longer name the free slot. Left
+// as it is.
+// CHECK-LABEL: func.func @cfg_conditional
+// CHECK-NOT: arith.select
+// ANALYSIS: error: buffer allocated inside a loop of blocks is carried across iterations
+func.func @cfg_conditional(%x: memref<16xf32>, %n: index, %b: i1, %out: memref<16xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  cf.br ^bb1(%x, %c0 : memref<16xf32>, index)
+^bb1(%cur: memref<16xf32>, %i: index):
+  %c = arith.cmpi slt, %i, %n : index
+  %j = arith.addi %i, %c1 : index
+  cf.cond_br %c, ^bb2, ^bb4
+^bb2:
+  cf.cond_br %b, ^bb3, ^bb1(%cur, %j : memref<16xf32>, index)
+^bb3:
+  %new = memref.alloc() : memref<16xf32>
+  linalg.add ins(%cur, %cur : memref<16xf32>, memref<16xf32>) outs(%new : memref<16xf32>)
+  cf.br ^bb1(%new, %j : memref<16xf32>, index)
+^bb4:
+  memref.copy %cur, %out : memref<16xf32> to memref<16xf32>
+  return
+}
+
+// -----
+
+// The instance carried in is dead before the new one is allocated: one slot
+// serves every iteration (the analysis accepts it), so the loop is left as
+// it is and no second slot is spent.
+// CHECK-LABEL: func.func @cfg_one_slot
+// CHECK-NOT: arith.select
+// CHECK: ^bb2:
+// CHECK: memref.alloc
+func.func @cfg_one_slot(%x: memref<16xf32>, %n: index, %out: memref<16xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  cf.br ^bb1(%x, %c0 : memref<16xf32>, index)
+^bb1(%cur: memref<16xf32>, %i: index):
+  %t = memref.alloc() : memref<16xf32>
+  linalg.add ins(%cur, %cur : memref<16xf32>, memref<16xf32>) outs(%t : memref<16xf32>)
+  %c = arith.cmpi slt, %i, %n : index
+  cf.cond_br %c, ^bb2, ^bb3
+^bb2:
+  %new = memref.alloc() : memref<16xf32>
+  linalg.add ins(%t, %t : memref<16xf32>, memref<16xf32>) outs(%new : memref<16xf32>)
+  %j = arith.addi %i, %c1 : index
+  cf.br ^bb1(%new, %j : memref<16xf32>, index)
+^bb3:
+  memref.copy %t, %out : memref<16xf32> to memref<16xf32>
+  return
+}

@@ -584,8 +584,8 @@ def LowerPackUnpackPass : Pass<"memplan-lower-pack-unpack"> {
 }
 
 def DoubleBufferPass : Pass<"memplan-double-buffer"> {
-  let summary = "Give buffers carried across scf.for iterations two "
-                "alternating slots";
+  let summary = "Give buffers carried across loop iterations (scf.for, "
+                "loops of blocks) two alternating slots";
   let description = [{
     A buffer allocated in an `scf.for` body and yielded to the next iteration
     is still live (as the iteration argument) when the next iteration
@@ -607,6 +607,26 @@ def DoubleBufferPass : Pass<"memplan-double-buffer"> {
     are left as they are (the lifetime analysis then explains why it cannot
     plan them). Works at memref level; tensor-level loops are untouched
     (one-shot-bufferize already refuses non-equivalent yields).
+
+    Loops of blocks (a function body of several blocks, as scf-to-cf and a
+    detensorized `scf.while` leave it) get the same rewrite: a
+    `memref.alloc` of static shape in the function body whose buffer reaches
+    only ops that do not keep or forward it and, once, the back edge to a
+    loop header (a block that dominates the edge's source, with no other
+    edge from inside the loop; every predecessor ends in a
+    BranchOpInterface terminator), is replaced by `arith.select %odd, %b,
+    %a` of two allocations hoisted to the entry block, with `%odd` a new
+    `i1` argument of the header: false on every edge into the loop, flipped
+    on the back edge. It applies only when the allocation runs once in every
+    iteration (its block is dominated by the header, dominates the back
+    edge's source and is on no cycle that avoids the header) and the
+    instance carried in (the header argument) is not passed to any block,
+    freed, returned, passed to a call or forwarded into a region op, and
+    only when that instance (or a view of it) is still live where the new
+    one is allocated: otherwise one slot serves every iteration and the
+    loop is left as it is. The
+    pipeline runs this pass a second time after bufferization, which is
+    where such loops get their buffers.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::memref::MemRefDialect",
