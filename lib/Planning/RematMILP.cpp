@@ -427,7 +427,8 @@ static void writeAll(int fd, const void *data, size_t size) {
 static std::optional<RematMILPResult>
 solveInChild(Formulation &formulation, double seconds, int64_t nodes,
              double hardSeconds, llvm::ArrayRef<size_t> start,
-             std::string &note, bool &killedOnTime) {
+             std::string &note, bool &killedOnTime,
+             llvm::function_ref<void(double)> progress) {
   int fds[2];
   if (::pipe(fds) != 0)
     return formulation.solve(seconds, nodes, start); // no isolation possible
@@ -463,13 +464,21 @@ solveInChild(Formulation &formulation, double seconds, int64_t nodes,
   }
   ::close(fds[1]);
   std::string bytes;
-  auto deadline = std::chrono::steady_clock::now() +
-                  std::chrono::microseconds(int64_t(hardSeconds * 1e6));
+  auto started = std::chrono::steady_clock::now();
+  auto deadline =
+      started + std::chrono::microseconds(int64_t(hardSeconds * 1e6));
+  auto lastProgress = started;
   bool timedOut = false;
   for (;;) {
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-                    deadline - std::chrono::steady_clock::now())
-                    .count();
+    auto now = std::chrono::steady_clock::now();
+    // The caller's progress report, at most once a second (it only prints).
+    if (progress && now - lastProgress >= std::chrono::seconds(1)) {
+      lastProgress = now;
+      progress(std::chrono::duration<double>(now - started).count());
+    }
+    auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now)
+            .count();
     if (left <= 0) {
       timedOut = true;
       break;
@@ -538,11 +547,11 @@ solveInChild(Formulation &formulation, double seconds, int64_t nodes,
 }
 #endif
 
-RematMILPResult mlir::memplan::solveRematMILP(const RematGraph &graph,
-                                              uint64_t budget,
-                                              double timeLimitSeconds,
-                                              llvm::ArrayRef<size_t> start,
-                                              int64_t nodeLimit) {
+RematMILPResult
+mlir::memplan::solveRematMILP(const RematGraph &graph, uint64_t budget,
+                              double timeLimitSeconds,
+                              llvm::ArrayRef<size_t> start, int64_t nodeLimit,
+                              llvm::function_ref<void(double)> progress) {
   using Status = RematMILPResult::Status;
   // A start that recomputes nothing and fits is optimal: nothing costs less
   // than running every node once.
@@ -563,9 +572,9 @@ RematMILPResult mlir::memplan::solveRematMILP(const RematGraph &graph,
   std::optional<RematMILPResult> solved;
   bool killedOnTime = false;
 #ifdef __unix__
-  solved =
-      solveInChild(formulation, timeLimitSeconds, nodeLimit,
-                   1.05 * timeLimitSeconds + 0.5, start, note, killedOnTime);
+  solved = solveInChild(formulation, timeLimitSeconds, nodeLimit,
+                        1.05 * timeLimitSeconds + 0.5, start, note,
+                        killedOnTime, progress);
 #else
   solved = formulation.solve(timeLimitSeconds, nodeLimit, start);
 #endif

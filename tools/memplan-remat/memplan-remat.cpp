@@ -95,8 +95,9 @@ static cl::opt<int64_t> nodeLimit("node-limit", cl::desc(nodeLimitHelp),
 
 static cl::opt<bool> quiet(
     "quiet",
-    cl::desc("optimal: no progress lines (one when the MILP starts and one "
-             "when it ends, printed to stderr only when it is a terminal)"),
+    cl::desc("optimal: no progress lines (one when the MILP starts, one a "
+             "second while it runs, one when it ends; printed to stderr only "
+             "when it is a terminal)"),
     cl::cat(category));
 
 [[noreturn]] static void fail(const Twine &message) {
@@ -252,10 +253,17 @@ int main(int argc, char **argv) {
         errs() << "no node limit, ";
       errs() << format("%g", double(timeLimit)) << " s)\n";
     }
-    RematMILPResult solved = solveRematMILP(
-        graph, options.budget, timeLimit,
-        greedy().feasible ? greedy().schedule : std::vector<size_t>(),
-        nodeLimit);
+    // Computed before the solve: the greedy planner may print a warning.
+    std::vector<size_t> start =
+        greedy().feasible ? greedy().schedule : std::vector<size_t>();
+    RematMILPResult solved =
+        solveRematMILP(graph, options.budget, timeLimit, start, nodeLimit,
+                       [&](double elapsed) {
+                         if (progress)
+                           errs() << "memplan-remat: solving the MILP: "
+                                  << format("%.0f", elapsed) << " s of at most "
+                                  << format("%g", double(timeLimit)) << " s\n";
+                       });
     if (progress)
       errs() << "memplan-remat: the MILP took "
              << format("%.1f", std::chrono::duration<double>(

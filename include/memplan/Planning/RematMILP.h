@@ -42,6 +42,7 @@
 #define MEMPLAN_PLANNING_REMATMILP_H
 
 #include "memplan/Planning/Remat.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 
 #include <cstdint>
 #include <vector>
@@ -99,11 +100,16 @@ constexpr int64_t kDefaultMILPNodes = 100000;
 /// Costs are scaled to at most 1 and bytes to units of min(budget, total bytes)
 /// in the model. CBC runs in a child process (POSIX): a crash in it cannot take
 /// the caller down, and a solve that overruns the limit (CBC does not check it
-/// during its initial LP) is killed at 1.05 x the limit + 0.5 s.
+/// during its initial LP) is killed at 1.05 x the limit + 0.5 s. While the
+/// child solves, `progress` (when given) is called about once a second with
+/// the seconds elapsed, for a line a person watching can read; it never
+/// changes the answer. (CBC 2.10's C interface reports no incumbents, so
+/// the line can only say how long the solve has run.)
 RematMILPResult solveRematMILP(const RematGraph &graph, uint64_t budget,
                                double timeLimitSeconds,
                                llvm::ArrayRef<size_t> start = {},
-                               int64_t nodeLimit = kDefaultMILPNodes);
+                               int64_t nodeLimit = kDefaultMILPNodes,
+                               llvm::function_ref<void(double)> progress = {});
 
 } // namespace memplan
 } // namespace mlir
