@@ -337,6 +337,25 @@ class Plot {
       c.beginPath(); c.moveTo(x, this.H - this.B); c.lineTo(x, this.H - this.B + 3); c.stroke();
     }
     c.fillText('step (hover for its op)', (this.L + this.W - this.R) / 2, this.H - this.B + 22);
+    // Zoomed in far enough, each step's op is written along the time axis
+    // (its name; the location is in the hover).
+    const stepWidth = (this.W - this.L - this.R) / (this.x1 - this.x0);
+    if (stepWidth >= 12 && this.f.steps.length) {
+      c.save();
+      c.fillStyle = '#333'; c.font = '10px sans-serif';
+      c.textAlign = 'right'; c.textBaseline = 'middle';
+      for (let t = Math.max(0, Math.ceil(this.x0)); t < Math.min(this.x1, this.f.steps.length); ++t) {
+        const name = this.f.steps[t].split(' @ ')[0];
+        if (!name) continue;
+        c.save();
+        // Down from the top of the picture.
+        c.translate(this.sx(t + 0.5), this.T + 4);
+        c.rotate(-Math.PI / 2);
+        c.fillText(name, 0, 0);
+        c.restore();
+      }
+      c.restore();
+    }
     c.textAlign = 'left'; c.textBaseline = 'middle';
     const topY = this.sy(this.f.arena), lbY = this.sy(this.f.lb);
     c.fillText('arena', this.W - this.R + 4, topY);
