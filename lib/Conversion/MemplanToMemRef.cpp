@@ -48,7 +48,16 @@ struct ConvertMemplanToMemRefPass
     auto alloc = memref::AllocOp::create(
         builder, arena.getLoc(), arena.getType(), size,
         builder.getI64IntegerAttr(arena.getAlignment()));
-    // Freed at every exit of the function.
+    // Freed at every exit of the function, when it can be: upstream's
+    // lowering frees through `free`, whose pointer is in the default
+    // address space, so an arena in another memory space is left allocated
+    // (as unplanned buffers there are: a dealloc of one fails to lower).
+    Attribute space = arena.getType().getMemorySpace();
+    if (auto integer = dyn_cast_or_null<IntegerAttr>(space);
+        space && !(integer && integer.getValue().isZero())) {
+      replaceArena(arena, alloc.getResult());
+      return success();
+    }
     for (Block &block : func.getFunctionBody()) {
       if (block.empty() || !block.back().hasTrait<OpTrait::ReturnLike>())
         continue;

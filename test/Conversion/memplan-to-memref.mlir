@@ -35,3 +35,23 @@ func.func @two_exits(%c: i1, %f: f32) {
   linalg.fill ins(%f : f32) outs(%v : memref<16xf32>)
   return
 }
+
+// An arena in a non-default memory space is not freed: upstream's lowering
+// of a dealloc calls `free` with a default-space pointer and fails there
+// ('llvm.call' op operand type mismatch). The default-space arena still is.
+// CHECK-LABEL: func.func @two_spaces
+// CHECK-DAG: %[[A0:.*]] = memref.alloc() {alignment = 64 : i64} : memref<64xi8>
+// CHECK-DAG: %[[A1:.*]] = memref.alloc() {alignment = 64 : i64} : memref<64xi8, 1>
+// CHECK-NOT: memref.dealloc %[[A1]]
+// CHECK: memref.dealloc %[[A0]] : memref<64xi8>
+// CHECK-NOT: memref.dealloc
+// CHECK: return
+func.func @two_spaces(%f: f32) {
+  %a0 = memplan.arena alignment(64) : memref<64xi8>
+  %a1 = memplan.arena alignment(64) : memref<64xi8, 1>
+  %v0 = memplan.view %a0[<offset = 0, size = 64, alignment = 64>] : memref<64xi8> to memref<16xf32>
+  %v1 = memplan.view %a1[<offset = 0, size = 64, alignment = 64>] : memref<64xi8, 1> to memref<16xf32, 1>
+  linalg.fill ins(%f : f32) outs(%v0 : memref<16xf32>)
+  linalg.fill ins(%f : f32) outs(%v1 : memref<16xf32, 1>)
+  return
+}

@@ -15,7 +15,11 @@ def ConvertMemplanToMemRefPass
   let description = [{
     Each `memplan.arena alignment(A) : memref<Nxi8>` becomes one
     `memref.alloc() {alignment = A} : memref<Nxi8>`, freed by a
-    `memref.dealloc` before the function's return; each `memplan.view`
+    `memref.dealloc` before the function's return (not an arena in a
+    non-default memory space: upstream's lowering of a dealloc calls `free`
+    with a default-address-space pointer and fails there, so such an arena
+    stays allocated, as the program's own buffers in that space would);
+    each `memplan.view`
     becomes a `memref.view` at its byte offset. The result lowers with
     upstream passes (for instance `finalize-memref-to-llvm`) and runs under
     `mlir-runner`.
