@@ -23,6 +23,7 @@
 #include "mlir/Interfaces/CallInterfaces.h"
 #include "mlir/Interfaces/ControlFlowInterfaces.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/SmallPtrSet.h"
@@ -49,6 +50,20 @@ memref::AllocOp getAllocatedRoot(Value value) {
     value = view.getViewSource();
   }
   return nullptr;
+}
+
+/// Whether `user`'s memory effects on `value` are reads and writes of the
+/// buffer, and there is at least one.
+bool onlyAccesses(Operation *user, Value value) {
+  auto effects = dyn_cast<MemoryEffectOpInterface>(user);
+  if (!effects)
+    return false;
+  SmallVector<MemoryEffects::EffectInstance> onValue;
+  effects.getEffectsOnValue(value, onValue);
+  return !onValue.empty() &&
+         llvm::all_of(onValue, [](const MemoryEffects::EffectInstance &e) {
+           return isa<MemoryEffects::Read, MemoryEffects::Write>(e.getEffect());
+         });
 }
 
 /// Whether every use of `value` and of the views of it only reads or writes
@@ -82,6 +97,12 @@ bool staysInIteration(Value value, Operation *yield, int64_t allowedYield,
       if (llvm::any_of(user->getResultTypes(), [](Type type) {
             return isa<BaseMemRefType, TensorType>(type);
           }))
+        return false;
+      // Allowed, not merely not forbidden: an op that only reads or writes
+      // the buffer through this operand, or a pure one (memref.dim). A
+      // store of the memref itself as data, a free (bufferization.dealloc)
+      // or an op of unknown effects could keep or release it.
+      if (!onlyAccesses(user, current) && !isPure(user))
         return false;
     }
   }

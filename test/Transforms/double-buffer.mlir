@@ -236,3 +236,62 @@ func.func @cfg_one_slot(%x: memref<16xf32>, %n: index, %out: memref<16xf32>) {
   memref.copy %t, %out : memref<16xf32> to memref<16xf32>
   return
 }
+
+// -----
+
+// The instance carried in is stored as data (a table of buffers the loop
+// reads older instances from): more than two can be live. Left as it is
+// (a reviewer's reproducer printed wrong values once this was rewritten).
+// CHECK-LABEL: func.func @cfg_stored
+// CHECK-NOT: arith.select
+func.func @cfg_stored(%x: memref<4xf32>, %n: index, %out: memref<4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %tab = memref.alloca() : memref<2xmemref<4xf32>>
+  memref.store %x, %tab[%c0] : memref<2xmemref<4xf32>>
+  memref.store %x, %tab[%c1] : memref<2xmemref<4xf32>>
+  cf.br ^h(%x, %c0 : memref<4xf32>, index)
+^h(%cur: memref<4xf32>, %i: index):
+  %c = arith.cmpi slt, %i, %n : index
+  cf.cond_br %c, ^b, ^e
+^b:
+  %s = arith.remui %i, %c2 : index
+  %old = memref.load %tab[%s] : memref<2xmemref<4xf32>>
+  %new = memref.alloc() : memref<4xf32>
+  linalg.add ins(%cur, %old : memref<4xf32>, memref<4xf32>) outs(%new : memref<4xf32>)
+  memref.store %cur, %tab[%s] : memref<2xmemref<4xf32>>
+  %j = arith.addi %i, %c1 : index
+  cf.br ^h(%new, %j : memref<4xf32>, index)
+^e:
+  memref.copy %cur, %out : memref<4xf32> to memref<4xf32>
+  return
+}
+
+// -----
+
+// The instance carried in is freed in the loop by bufferization.dealloc (as
+// ownership-based deallocation leaves it, through its base buffer): freeing
+// a slot would corrupt the heap. Left as it is.
+// CHECK-LABEL: func.func @cfg_freed
+// CHECK-NOT: arith.select
+func.func @cfg_freed(%x: memref<4xf32>, %n: index, %out: memref<4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %false = arith.constant false
+  %true = arith.constant true
+  cf.br ^h(%x, %c0, %false : memref<4xf32>, index, i1)
+^h(%cur: memref<4xf32>, %i: index, %own: i1):
+  %c = arith.cmpi slt, %i, %n : index
+  cf.cond_br %c, ^b, ^e
+^b:
+  %new = memref.alloc() : memref<4xf32>
+  linalg.add ins(%cur, %cur : memref<4xf32>, memref<4xf32>) outs(%new : memref<4xf32>)
+  %base, %off, %sz, %st = memref.extract_strided_metadata %cur : memref<4xf32> -> memref<f32>, index, index, index
+  bufferization.dealloc (%base : memref<f32>) if (%own)
+  %j = arith.addi %i, %c1 : index
+  cf.br ^h(%new, %j, %true : memref<4xf32>, index, i1)
+^e:
+  memref.copy %cur, %out : memref<4xf32> to memref<4xf32>
+  return
+}

@@ -599,10 +599,12 @@ def DoubleBufferPass : Pass<"memplan-double-buffer"> {
 
     It applies to a `memref.alloc` of static shape directly in the loop's
     body block whose buffer (through views and casts) reaches only the
-    yield, at one position i, and ops that do not keep or forward it; and
-    only when the buffer carried in at position i (the iteration argument,
-    an older instance) is not yielded at another position, freed, passed to
-    a call or forwarded into a region op either: then no instance older than
+    yield, at one position i, and ops whose memory effects on it are reads
+    and writes (or pure ops such as `memref.dim`): not a store of the memref
+    as data, a free (`memref.dealloc`, `bufferization.dealloc`), a call, a
+    region op or an op of unknown effects; and only when the buffer carried
+    in at position i (the iteration argument, an older instance) is not
+    yielded at another position and reaches only such ops either: then no instance older than
     the previous iteration's can be live, and two slots suffice. Other loops
     are left as they are (the lifetime analysis then explains why it cannot
     plan them). Works at memref level; tensor-level loops are untouched
@@ -611,7 +613,7 @@ def DoubleBufferPass : Pass<"memplan-double-buffer"> {
     Loops of blocks (a function body of several blocks, as scf-to-cf and a
     detensorized `scf.while` leave it) get the same rewrite: a
     `memref.alloc` of static shape in the function body whose buffer reaches
-    only ops that do not keep or forward it and, once, the back edge to a
+    only ops that read or write it (as above) and, once, the back edge to a
     loop header (a block that dominates the edge's source, with no other
     edge from inside the loop; every predecessor ends in a
     BranchOpInterface terminator), is replaced by `arith.select %odd, %b,
@@ -620,8 +622,8 @@ def DoubleBufferPass : Pass<"memplan-double-buffer"> {
     on the back edge. It applies only when the allocation runs once in every
     iteration (its block is dominated by the header, dominates the back
     edge's source and is on no cycle that avoids the header) and the
-    instance carried in (the header argument) is not passed to any block,
-    freed, returned, passed to a call or forwarded into a region op, and
+    instance carried in (the header argument) reaches only ops that read or
+    write it (not a block, a return, a free, a call, a region op), and
     only when that instance (or a view of it) is still live where the new
     one is allocated: otherwise one slot serves every iteration and the
     loop is left as it is. The
