@@ -14,6 +14,7 @@
 #include "memplan/Planning/Report.h"
 #include "memplan/Transforms/Passes.h"
 
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Affine/IR/ValueBoundsOpInterfaceImpl.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/IR/ValueBoundsOpInterfaceImpl.h"
@@ -302,6 +303,22 @@ PackArenaPass::packFunction(FunctionOpInterface func, PackAlgorithm algo,
         leaveOnHeap(root,
                     "passed to " + callee + ", which may keep or return it");
     }
+  });
+  // Escapes: anything sharing the buffer stored into memory as data (a table
+  // of buffers): a later load, here or in the caller, may read it after the
+  // arena is gone.
+  func.walk([&](Operation *op) {
+    Value stored;
+    if (auto store = dyn_cast<memref::StoreOp>(op))
+      stored = store.getValueToStore();
+    else if (auto store = dyn_cast<affine::AffineWriteOpInterface>(op))
+      stored = store.getValueToStore();
+    if (!stored || !isa<BaseMemRefType>(stored.getType()))
+      return;
+    for (const Root *root : lifetimes->getRootsOf(stored))
+      leaveOnHeap(root, "stored into memory by '" +
+                            op->getName().getStringRef().str() +
+                            "', where a later load may read it");
   });
   // The byte size of every candidate over the function's symbols, when one
   // has a dynamic shape. A buffer whose size is no function of the

@@ -125,8 +125,9 @@ def PackArenaPass : Pass<"memplan-pack-arena", "::mlir::ModuleOp"> {
     packed and reported on its own (the report's `memory_space` field names
     a non-default space); the `memref.dealloc`s of those buffers disappear. An allocation
     escapes when any value sharing its buffer is passed to a call whose
-    callee may keep or return it, or freed together with a buffer that is
-    not planned. A callee keeps no reference when it is a function of the
+    callee may keep or return it, stored into memory as data (a
+    `memref.store` or affine store of the memref itself), or freed together
+    with a buffer that is not planned. A callee keeps no reference when it is a function of the
     module whose argument, through views and casts, is only read, written
     or handed to another such call (up to four calls deep), or one of MLIR's
     runner printers (`printMemref*`); anything else (an external function, a
