@@ -116,6 +116,30 @@ struct VerifyPlanPass
         FunctionLifetimes::analyze(func, /*allowDynamicShapes=*/true);
     if (failed(lifetimes))
       return failure();
+    // A view stored into memory as data outlives what the lifetimes see: a
+    // later load (here or in the caller) may read it after the arena is
+    // gone.
+    WalkResult stored = func.walk([&](Operation *op) {
+      Value value;
+      if (auto store = dyn_cast<memref::StoreOp>(op))
+        value = store.getValueToStore();
+      else if (auto store = dyn_cast<affine::AffineWriteOpInterface>(op))
+        value = store.getValueToStore();
+      if (!value || !isa<BaseMemRefType>(value.getType()))
+        return WalkResult::advance();
+      for (const Root *root : lifetimes->getRootsOf(value))
+        if (Operation *def = root->value.getDefiningOp();
+            def && isa<ViewOp, DynamicViewOp>(def)) {
+          InFlightDiagnostic diag = op->emitError(
+              "view escapes its function: a buffer in the arena is stored "
+              "into memory");
+          diag.attachNote(def->getLoc()) << "the view";
+          return WalkResult::interrupt();
+        }
+      return WalkResult::advance();
+    });
+    if (stored.wasInterrupted())
+      return failure();
     bool dynamic =
         llvm::any_of(arenas, [](ArenaOp a) { return a.isDynamic(); });
     func.walk([&](DynamicViewOp) { dynamic = true; });

@@ -70,6 +70,21 @@ func.func @returned_view() -> memref<16xf32> {
 
 // -----
 
+// A view stored as data into the caller's table: the caller may load it
+// after the arena is freed (memplan-pack-arena leaves such a buffer on the
+// heap; the verifier checks it independently).
+func.func @stored_view(%tab: memref<1xmemref<16xf32>>) {
+  %c0 = arith.constant 0 : index
+  %arena = memplan.arena alignment(64) : memref<64xi8>
+  // expected-note @+1 {{the view}}
+  %a = memplan.view %arena[<offset = 0, size = 64, alignment = 64>] : memref<64xi8> to memref<16xf32>
+  // expected-error @+1 {{view escapes its function: a buffer in the arena is stored into memory}}
+  memref.store %a, %tab[%c0] : memref<1xmemref<16xf32>>
+  return
+}
+
+// -----
+
 func.func @over_budget(%f: f32) attributes {memplan.budget = 64 : i64} {
   // expected-error @+1 {{arena of 128 bytes exceeds the budget of 64 bytes}}
   %arena = memplan.arena alignment(64) : memref<128xi8>

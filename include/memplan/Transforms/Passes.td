@@ -301,7 +301,9 @@ def VerifyPlanPass : Pass<"memplan-verify-plan"> {
     - `second memplan.arena in the same memory space; memplan plans one per
       function and memory space` (with a note at the first one)
     - `view does not take one of its function's memplan.arenas`
-    - `view escapes its function: a buffer in the arena is returned`
+    - `view escapes its function: a buffer in the arena is returned`, or
+      `... is stored into memory` (a `memref.store` or affine store of the
+      view's memref as data, with a note at the view)
     - `view [a, b) ends past its arena of N bytes`
     - `buffers overlap in time and share bytes` on the later view, with a note
       `clashes with this buffer` on the other
