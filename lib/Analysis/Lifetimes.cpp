@@ -9,6 +9,7 @@
 
 #include "mlir/Analysis/Liveness.h"
 
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -156,6 +157,15 @@ std::string mlir::memplan::qualifiedFunctionName(Operation *func) {
         (module.getSymName() ? module.getSymName()->str() : std::string("_")) +
         "::" + name;
   return name;
+}
+
+Value mlir::memplan::getMemRefStoredAsData(Operation *op) {
+  Value stored;
+  if (auto store = dyn_cast<memref::StoreOp>(op))
+    stored = store.getValueToStore();
+  else if (auto store = dyn_cast<affine::AffineWriteOpInterface>(op))
+    stored = store.getValueToStore();
+  return stored && isa<BaseMemRefType>(stored.getType()) ? stored : Value();
 }
 
 std::string mlir::memplan::describeOp(Operation *op) {
@@ -805,7 +815,6 @@ LogicalResult LifetimeBuilder::run() {
   // Each value lives from its definition to its last use; in a function of
   // several blocks, also wherever the CFG's liveness says it is live.
   SmallVector<Interval> valueLive(values.size());
-  SmallVector<bool> valueReturned(values.size(), false);
   for (unsigned id = 0, e = values.size(); id < e; ++id) {
     Value value = values[id];
     int64_t d = defStep(value), last = d;
@@ -815,12 +824,10 @@ LogicalResult LifetimeBuilder::run() {
         continue; // the plan decides when memory is free
       if (user->getParentRegion() == &body &&
           user->hasTrait<OpTrait::ReturnLike>())
-        valueReturned[id] = true;
+        returnedClasses.insert(find(id));
       last = std::max(last, useStep(value, user));
     }
     valueLive[id] = {d, last + 1};
-    if (valueReturned[id])
-      returnedClasses.insert(find(id));
   }
   if (!body.hasOneBlock()) {
     Liveness liveness(func.getOperation());
@@ -831,7 +838,6 @@ LogicalResult LifetimeBuilder::run() {
 
   // Each class lives on the hull of its members' intervals.
   SmallVector<Interval> classLive(classes.size());
-  SmallVector<bool> classReturned(classes.size(), false);
   for (auto [index, members] : llvm::enumerate(classes)) {
     if (failed(checkLoopCarried(members)))
       return failure();
@@ -840,7 +846,6 @@ LogicalResult LifetimeBuilder::run() {
       out.classOf[values[id]] = index;
       start = std::min(start, valueLive[id].start);
       end = std::max(end, valueLive[id].end);
-      classReturned[index] = classReturned[index] || valueReturned[id];
     }
     classLive[index] = {start, end};
   }
@@ -856,7 +861,7 @@ LogicalResult LifetimeBuilder::run() {
     root.value = values[id];
     root.kind = kind->second;
     root.live = classLive[index];
-    root.returned = classReturned[index];
+    root.returned = returnedClasses.count(find(id));
     auto shaped = cast<ShapedType>(root.value.getType());
     if (auto view = root.value.getDefiningOp<ViewOp>())
       root.size = view.getPlacement().getSize();

@@ -72,23 +72,18 @@ static llvm::json::Value pageData(llvm::ArrayRef<ReportFunction> functions) {
       continue;
     }
     // A remat decision names the op that starts the buffer's chain; the
-    // buffer's allocation carries the same location.
-    // Only a location that names one decision links (an unknown location,
-    // or one shared by several values, says nothing about which).
+    // buffer's allocation carries the same location. Only a known location
+    // that names one decision links (-1: several do).
     llvm::StringMap<int64_t> decisionAt;
-    llvm::StringMap<unsigned> decisionsAt;
     Array decisions;
     if (f.remat)
-      for (const RematDecision &d : f.remat->decisions)
-        ++decisionsAt[locationOf(d.value)];
-    auto linkable = [&](llvm::StringRef loc) {
-      return !loc.empty() && !loc.starts_with("loc(unknown") &&
-             decisionsAt.lookup(loc) == 1;
-    };
-    if (f.remat)
       for (auto [k, d] : llvm::enumerate(f.remat->decisions)) {
-        if (linkable(locationOf(d.value)))
-          decisionAt.try_emplace(locationOf(d.value), int64_t(k));
+        llvm::StringRef loc = locationOf(d.value);
+        if (!loc.empty() && !loc.starts_with("loc(unknown")) {
+          auto [it, inserted] = decisionAt.try_emplace(loc, int64_t(k));
+          if (!inserted)
+            it->second = -1;
+        }
         decisions.push_back(Object{{"v", d.value},
                                    {"r", d.recompute},
                                    {"b", static_cast<int64_t>(d.bytes)},
@@ -114,7 +109,7 @@ static llvm::json::Value pageData(llvm::ArrayRef<ReportFunction> functions) {
       if (b.producerStep >= 0)
         buffer["ps"] = b.producerStep;
       auto it = decisionAt.find(locationOf(b.name));
-      if (it != decisionAt.end())
+      if (it != decisionAt.end() && it->second >= 0)
         buffer["d"] = it->second;
       buffers.push_back(std::move(buffer));
     }

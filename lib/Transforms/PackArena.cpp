@@ -14,7 +14,6 @@
 #include "memplan/Planning/Report.h"
 #include "memplan/Transforms/Passes.h"
 
-#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Affine/IR/ValueBoundsOpInterfaceImpl.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/IR/ValueBoundsOpInterfaceImpl.h"
@@ -165,6 +164,11 @@ struct PackArenaPass : public memplan::impl::PackArenaPassBase<PackArenaPass> {
   llvm::StringSet<> symbolNames;
   /// Packs `planned` (root indices, all in memory space `space`) into one
   /// arena of that space and reports it.
+  /// Whether a report, picture or explanation is asked for: only they read
+  /// the buffers' producers and use steps.
+  bool describesBuffers() const {
+    return !report.empty() || !html.empty() || !explain.empty();
+  }
   /// `stepOps`: the op at each step, described before any space is packed.
   LogicalResult packSpace(FunctionOpInterface func, PackAlgorithm algo,
                           const FunctionLifetimes &lifetimes,
@@ -308,12 +312,8 @@ PackArenaPass::packFunction(FunctionOpInterface func, PackAlgorithm algo,
   // of buffers): a later load, here or in the caller, may read it after the
   // arena is gone.
   func.walk([&](Operation *op) {
-    Value stored;
-    if (auto store = dyn_cast<memref::StoreOp>(op))
-      stored = store.getValueToStore();
-    else if (auto store = dyn_cast<affine::AffineWriteOpInterface>(op))
-      stored = store.getValueToStore();
-    if (!stored || !isa<BaseMemRefType>(stored.getType()))
+    Value stored = getMemRefStoredAsData(op);
+    if (!stored)
       return;
     for (const Root *root : lifetimes->getRootsOf(stored))
       leaveOnHeap(root, "stored into memory by '" +
@@ -402,8 +402,11 @@ PackArenaPass::packFunction(FunctionOpInterface func, PackAlgorithm algo,
                                     *sizes, bytesOfRoot, symbolic, reports)))
       return failure();
   } else {
-    // Described before packing: packing a space replaces its allocations.
-    std::vector<std::string> stepOps = describeSteps(func, *lifetimes);
+    // Described before packing (packing a space replaces its allocations),
+    // and only for the picture, the one reader of the step ops.
+    std::vector<std::string> stepOps;
+    if (!html.empty())
+      stepOps = describeSteps(func, *lifetimes);
     for (Attribute space : spaces)
       if (failed(packSpace(func, algo, *lifetimes, plannedBySpace[space], space,
                            stepOps, reports)))
@@ -492,7 +495,10 @@ LogicalResult PackArenaPass::packSpace(FunctionOpInterface func,
                                 items[k].size, result.offsets[k],
                                 items[k].live.start, items[k].live.end,
                                 isRecomputed(alloc), items[k].alignment});
-      describeUses(alloc, lifetimes, report.buffers.back());
+      // Producers and use steps: for the report, the picture and the
+      // explanation only (not worth their strings on every compile).
+      if (describesBuffers())
+        describeUses(alloc, lifetimes, report.buffers.back());
       builder.setInsertionPoint(alloc);
       auto placement = PlacementAttr::get(
           func.getContext(), static_cast<int64_t>(result.offsets[k]),

@@ -120,12 +120,8 @@ struct VerifyPlanPass
     // later load (here or in the caller) may read it after the arena is
     // gone.
     WalkResult stored = func.walk([&](Operation *op) {
-      Value value;
-      if (auto store = dyn_cast<memref::StoreOp>(op))
-        value = store.getValueToStore();
-      else if (auto store = dyn_cast<affine::AffineWriteOpInterface>(op))
-        value = store.getValueToStore();
-      if (!value || !isa<BaseMemRefType>(value.getType()))
+      Value value = getMemRefStoredAsData(op);
+      if (!value)
         return WalkResult::advance();
       for (const Root *root : lifetimes->getRootsOf(value))
         if (Operation *def = root->value.getDefiningOp();

@@ -24,5 +24,4 @@
 // HTML: rematerialization: 2 of 2 saved values recomputed (64 B not kept), extra compute 24 = 58.5% of the step's 41
 // A recomputed buffer in the page's data (drawn in the recomputed colour),
 // tied to its decision by its location:
-// HTML: "d":{{[0-9]+}},
-// HTML-SAME: "r":true,
+// HTML: "d":{{[0-9]+}},"i":{{[0-9]+}},"n":"memref.alloc @ {{[^"]*}}","o":{{[0-9]+}},"p":"linalg.exp @ {{[^"]*}}","ps":{{[0-9]+}},"r":true,

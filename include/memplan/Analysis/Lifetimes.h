@@ -167,6 +167,12 @@ std::string qualifiedFunctionName(Operation *func);
 /// is looked through, so it is named like the op it copies).
 std::string describeOp(Operation *op);
 
+/// The memref that `op` stores into memory as data (a `memref.store` or an
+/// affine store whose value is itself a memref, as into a table of
+/// buffers), or null. Such a buffer escapes what the lifetimes see: a later
+/// load may read it after the function returns.
+Value getMemRefStoredAsData(Operation *op);
+
 /// The storage bytes of a static-shaped tensor or memref type; see
 /// getStaticStorageBytes (sizes from `layout`). Emits an error at `loc` and
 /// fails otherwise.
