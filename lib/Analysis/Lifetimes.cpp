@@ -921,8 +921,8 @@ FailureOr<bool> mlir::memplan::attemptWithFallback(
   if (!errors.empty())
     for (Diagnostic &note : errors.front().getNotes())
       warning.attachNote(note.getLocation()) << note.str();
-  func->setAttr(MemplanDialect::getUnplannedAttrName(),
-                StringAttr::get(func.getContext(), why));
+  MemplanDialect::UnplannedAttrHelper(func.getContext())
+      .setAttr(func, StringAttr::get(func.getContext(), why));
   return false;
 }
 

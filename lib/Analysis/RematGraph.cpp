@@ -30,7 +30,8 @@ static double elements(Type type) {
 }
 
 double mlir::memplan::estimateCost(Operation *op) {
-  if (Attribute attr = op->getAttr(MemplanDialect::getCostAttrName())) {
+  if (Attribute attr =
+          MemplanDialect::CostAttrHelper(op->getContext()).getAttr(op)) {
     if (auto f = dyn_cast<FloatAttr>(attr))
       return f.getValueAsDouble();
     if (auto i = dyn_cast<IntegerAttr>(attr))

@@ -68,8 +68,8 @@ SymbolicSizes::create(FunctionOpInterface func,
           failed(add(d, array ? dyn_cast<StringAttr>(array[d]) : StringAttr())))
         return failure();
   }
-  if (auto bounds = func->getAttrOfType<DictionaryAttr>(
-          MemplanDialect::getBoundsAttrName()))
+  if (DictionaryAttr bounds =
+          MemplanDialect::BoundsAttrHelper(func.getContext()).getAttr(func))
     for (NamedAttribute bound : bounds) {
       std::optional<unsigned> k = result.lookup(bound.getName().getValue());
       if (!k) {
@@ -77,7 +77,7 @@ SymbolicSizes::create(FunctionOpInterface func,
         for (const SizeSymbol &s : result.symbols)
           known += (known.empty() ? "" : ", ") + s.name;
         return func.emitError("'")
-               << MemplanDialect::getBoundsAttrName() << "' bounds '"
+               << MemplanDialect::BoundsAttrHelper::getNameStr() << "' bounds '"
                << bound.getName().getValue() << "', which is not a symbol of @"
                << func.getName()
                << " (its symbols: " << (known.empty() ? "none" : known) << ")";

@@ -14,7 +14,11 @@
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/MathExtras.h"
 
+#include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
+
 #include <cmath>
+#include <cstdlib>
 
 using namespace mlir;
 using namespace mlir::memplan;
@@ -116,37 +120,38 @@ verifyLifetimeAnnotation(Attribute value,
     for (Attribute entry : array)
       if (!isa<LifetimeAttr, UnitAttr>(entry))
         return emitError()
-               << "'" << MemplanDialect::getLifetimeAttrName()
+               << "'" << MemplanDialect::LifetimeAttrHelper::getNameStr()
                << "' array entries must be #memplan.lifetime or unit";
     return success();
   }
-  return emitError() << "'" << MemplanDialect::getLifetimeAttrName()
+  return emitError() << "'" << MemplanDialect::LifetimeAttrHelper::getNameStr()
                      << "' must be a #memplan.lifetime"
                      << (allowArray ? " or an array of them" : "");
 }
 
 LogicalResult MemplanDialect::verifyOperationAttribute(Operation *op,
                                                        NamedAttribute attr) {
-  if (attr.getName() == getBudgetAttrName()) {
+  if (attr.getName() == BudgetAttrHelper::getNameStr()) {
     auto value = dyn_cast<IntegerAttr>(attr.getValue());
-    if (!value || value.getInt() <= 0)
-      return op->emitError()
-             << "'" << getBudgetAttrName() << "' must be a positive integer";
+    if (!value || !value.getType().isSignlessInteger() || value.getInt() <= 0 ||
+        !isa<FunctionOpInterface>(op))
+      return op->emitError() << "'" << BudgetAttrHelper::getNameStr()
+                             << "' must be a positive integer on a function";
     return success();
   }
-  if (attr.getName() == getHostAttrName()) {
+  if (attr.getName() == HostAttrHelper::getNameStr()) {
     if (!isa<UnitAttr>(attr.getValue()) || !isa<FunctionOpInterface>(op))
-      return op->emitError() << "'" << getHostAttrName()
+      return op->emitError() << "'" << HostAttrHelper::getNameStr()
                              << "' must be a unit attribute on a function";
     return success();
   }
-  if (attr.getName() == getUnplannedAttrName()) {
+  if (attr.getName() == UnplannedAttrHelper::getNameStr()) {
     if (!isa<StringAttr>(attr.getValue()) || !isa<FunctionOpInterface>(op))
-      return op->emitError() << "'" << getUnplannedAttrName()
+      return op->emitError() << "'" << UnplannedAttrHelper::getNameStr()
                              << "' must be a string attribute on a function";
     return success();
   }
-  if (attr.getName() == getCostAttrName()) {
+  if (attr.getName() == CostAttrHelper::getNameStr()) {
     double cost = -1;
     if (auto f = dyn_cast<FloatAttr>(attr.getValue()))
       cost = f.getValueAsDouble();
@@ -154,31 +159,31 @@ LogicalResult MemplanDialect::verifyOperationAttribute(Operation *op,
              i && i.getType().isSignlessInteger())
       cost = static_cast<double>(i.getInt());
     if (!(cost >= 0) || std::isinf(cost))
-      return op->emitError() << "'" << getCostAttrName()
+      return op->emitError() << "'" << CostAttrHelper::getNameStr()
                              << "' must be a finite, non-negative number";
     return success();
   }
-  if (attr.getName() == getBoundsAttrName()) {
+  if (attr.getName() == BoundsAttrHelper::getNameStr()) {
     auto dict = dyn_cast<DictionaryAttr>(attr.getValue());
     if (!dict || !isa<FunctionOpInterface>(op))
-      return op->emitError() << "'" << getBoundsAttrName()
+      return op->emitError() << "'" << BoundsAttrHelper::getNameStr()
                              << "' must be a dictionary on a function";
     for (NamedAttribute bound : dict) {
       auto value = dyn_cast<IntegerAttr>(bound.getValue());
       if (!value || !value.getType().isSignlessInteger() || value.getInt() < 0)
-        return op->emitError() << "'" << getBoundsAttrName() << "' bound of '"
+        return op->emitError() << "'" << BoundsAttrHelper::getNameStr() << "' bound of '"
                                << bound.getName().getValue()
                                << "' must be a non-negative integer";
     }
     return success();
   }
-  if (attr.getName() == getRematAttrName()) {
-    if (!isa<DictionaryAttr>(attr.getValue()))
-      return op->emitError()
-             << "'" << getRematAttrName() << "' must be a dictionary";
+  if (attr.getName() == RematAttrHelper::getNameStr()) {
+    if (!isa<RematAttr>(attr.getValue()) || !isa<FunctionOpInterface>(op))
+      return op->emitError() << "'" << RematAttrHelper::getNameStr()
+                             << "' must be a #memplan.remat on a function";
     return success();
   }
-  if (attr.getName() != getLifetimeAttrName())
+  if (attr.getName() != LifetimeAttrHelper::getNameStr())
     return op->emitError() << "unknown memplan attribute '"
                            << attr.getName().getValue() << "'";
   if (failed(verifyLifetimeAnnotation(
@@ -186,7 +191,7 @@ LogicalResult MemplanDialect::verifyOperationAttribute(Operation *op,
     return failure();
   if (auto array = dyn_cast<ArrayAttr>(attr.getValue());
       array && array.size() != op->getNumResults())
-    return op->emitError() << "'" << getLifetimeAttrName() << "' has "
+    return op->emitError() << "'" << LifetimeAttrHelper::getNameStr() << "' has "
                            << array.size() << " entries for "
                            << op->getNumResults() << " results";
   return success();
@@ -223,7 +228,7 @@ LogicalResult MemplanDialect::verifyRegionArgAttribute(Operation *op,
                              << "' must be a string or an array of strings";
     return success();
   }
-  if (attr.getName() != getLifetimeAttrName())
+  if (attr.getName() != LifetimeAttrHelper::getNameStr())
     return op->emitError() << "unknown memplan argument attribute '"
                            << attr.getName().getValue() << "'";
   return verifyLifetimeAnnotation(
@@ -261,6 +266,150 @@ PlacementAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   if (offset > INT64_MAX - size)
     return emitError() << "placement end overflows 64 bits";
   return success();
+}
+
+/// A finite, non-negative cost; `what` names it in the error.
+static LogicalResult verifyCost(function_ref<InFlightDiagnostic()> emitError,
+                                const APFloat &cost, StringRef what) {
+  double value = cost.convertToDouble();
+  if (!(value >= 0) || std::isinf(value))
+    return emitError() << what << " must be finite and non-negative, got "
+                       << value;
+  return success();
+}
+
+LogicalResult
+RematDecisionAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                          StringRef value, bool recompute, int64_t bytes,
+                          APFloat cost) {
+  if (bytes < 0)
+    return emitError() << "remat decision bytes must be non-negative, got "
+                       << bytes;
+  if (&cost.getSemantics() != &APFloat::IEEEdouble())
+    return emitError() << "remat decision cost must be a double";
+  return verifyCost(emitError, cost, "remat decision cost");
+}
+
+/// Prints a finite double in the fewest significant digits that read back
+/// exactly, always with a point (`10.0`, `0.25`, `1.0e+300`).
+static void printExactDouble(AsmPrinter &printer, const APFloat &value) {
+  double v = value.convertToDouble();
+  std::string text;
+  for (int digits = 1; digits <= 17; ++digits) {
+    text = llvm::formatv("{0}", llvm::format("%.*g", digits, v)).str();
+    if (std::strtod(text.c_str(), nullptr) == v)
+      break;
+  }
+  // MLIR's float literals need a point before any exponent.
+  if (text.find('.') == std::string::npos) {
+    size_t e = text.find('e');
+    text.insert(e == std::string::npos ? text.size() : e, ".0");
+  }
+  printer << text;
+}
+
+/// Parses `<name> = <float>` into a double APFloat.
+static ParseResult parseNamedFloat(AsmParser &parser, StringRef name,
+                                   APFloat &result) {
+  double value = 0;
+  if (parser.parseKeyword(name) || parser.parseEqual() ||
+      parser.parseFloat(value))
+    return failure();
+  result = APFloat(value);
+  return success();
+}
+
+/// `<keep|recompute, "value", bytes = N, cost = F>`
+Attribute RematDecisionAttr::parse(AsmParser &parser, Type) {
+  StringRef kind;
+  std::string value;
+  int64_t bytes = 0;
+  APFloat cost(0.0);
+  SMLoc loc = parser.getCurrentLocation();
+  if (parser.parseLess() || parser.parseKeyword(&kind) || parser.parseComma() ||
+      parser.parseString(&value) || parser.parseComma() ||
+      parser.parseKeyword("bytes") || parser.parseEqual() ||
+      parser.parseInteger(bytes) || parser.parseComma() ||
+      parseNamedFloat(parser, "cost", cost) || parser.parseGreater())
+    return {};
+  if (kind != "keep" && kind != "recompute") {
+    parser.emitError(loc, "expected 'keep' or 'recompute', got '")
+        << kind << "'";
+    return {};
+  }
+  return getChecked([&] { return parser.emitError(loc); },
+                    parser.getContext(), value, kind == "recompute", bytes,
+                    cost);
+}
+
+void RematDecisionAttr::print(AsmPrinter &printer) const {
+  printer << "<" << (getRecompute() ? "recompute" : "keep") << ", ";
+  printer.printString(getValue());
+  printer << ", bytes = " << getBytes() << ", cost = ";
+  printExactDouble(printer, getCost());
+  printer << ">";
+}
+
+LogicalResult RematAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                int64_t budget, APFloat recomputeCost,
+                                APFloat baselineCost,
+                                ArrayRef<RematDecisionAttr> decisions) {
+  if (budget < 0)
+    return emitError() << "remat budget must be non-negative, got " << budget;
+  if (&recomputeCost.getSemantics() != &APFloat::IEEEdouble() ||
+      &baselineCost.getSemantics() != &APFloat::IEEEdouble())
+    return emitError() << "remat costs must be doubles";
+  if (failed(verifyCost(emitError, recomputeCost, "remat recompute_cost")) ||
+      failed(verifyCost(emitError, baselineCost, "remat baseline_cost")))
+    return failure();
+  if (llvm::any_of(decisions, [](RematDecisionAttr d) { return !d; }))
+    return emitError() << "remat decisions must be #memplan.remat_decision";
+  return success();
+}
+
+/// `<budget = N, recompute_cost = F, baseline_cost = F, decisions = [...]>`
+Attribute RematAttr::parse(AsmParser &parser, Type) {
+  int64_t budget = 0;
+  APFloat recomputeCost(0.0), baselineCost(0.0);
+  SmallVector<RematDecisionAttr> decisions;
+  SMLoc loc = parser.getCurrentLocation();
+  auto parseDecision = [&]() -> ParseResult {
+    SMLoc at = parser.getCurrentLocation();
+    Attribute entry;
+    if (parser.parseAttribute(entry))
+      return failure();
+    auto decision = dyn_cast<RematDecisionAttr>(entry);
+    if (!decision)
+      return parser.emitError(at, "expected #memplan.remat_decision");
+    decisions.push_back(decision);
+    return success();
+  };
+  if (parser.parseLess() || parser.parseKeyword("budget") ||
+      parser.parseEqual() || parser.parseInteger(budget) ||
+      parser.parseComma() ||
+      parseNamedFloat(parser, "recompute_cost", recomputeCost) ||
+      parser.parseComma() ||
+      parseNamedFloat(parser, "baseline_cost", baselineCost) ||
+      parser.parseComma() || parser.parseKeyword("decisions") ||
+      parser.parseEqual() ||
+      parser.parseCommaSeparatedList(AsmParser::Delimiter::Square,
+                                     parseDecision) ||
+      parser.parseGreater())
+    return {};
+  return getChecked([&] { return parser.emitError(loc); },
+                    parser.getContext(), budget, recomputeCost, baselineCost,
+                    decisions);
+}
+
+void RematAttr::print(AsmPrinter &printer) const {
+  printer << "<budget = " << getBudget() << ", recompute_cost = ";
+  printExactDouble(printer, getRecomputeCost());
+  printer << ", baseline_cost = ";
+  printExactDouble(printer, getBaselineCost());
+  printer << ", decisions = [";
+  llvm::interleaveComma(getDecisions(), printer,
+                        [&](RematDecisionAttr d) { printer.printAttribute(d); });
+  printer << "]>";
 }
 
 //===----------------------------------------------------------------------===//

@@ -46,7 +46,7 @@ struct AnnotateLifetimesPass
                        const FunctionLifetimes &lifetimes) {
 
     MLIRContext *ctx = func.getContext();
-    StringRef name = MemplanDialect::getLifetimeAttrName();
+    StringRef name = MemplanDialect::LifetimeAttrHelper::getNameStr();
     // Group the lifetimes of op results by op, so multi-result ops get one
     // array in result order.
     llvm::MapVector<Operation *, SmallVector<Attribute>> perOp;

@@ -44,6 +44,13 @@ using namespace mlir;
 using namespace mlir::memplan;
 
 /// Whether some backward node reads a forward node (a training step).
+/// Records the byte budget the function's packed arena must respect.
+static void setBudget(FunctionOpInterface func, int64_t budget) {
+  MLIRContext *ctx = func.getContext();
+  MemplanDialect::BudgetAttrHelper(ctx).setAttr(
+      func, IntegerAttr::get(IntegerType::get(ctx, 64), budget));
+}
+
 static bool hasRecomputable(const RematGraph &graph) {
   return llvm::any_of(graph.nodes, [&](const RematNode &node) {
     return node.backward && llvm::any_of(node.inputs, [&](size_t in) {
@@ -124,8 +131,8 @@ struct InsertRematPass
         return WalkResult::advance();
       f.emitError("memplan cannot keep a budget for @")
           << f.getName() << ": it is left unplanned ("
-          << f->getAttrOfType<StringAttr>(
-                  MemplanDialect::getUnplannedAttrName())
+          << MemplanDialect::UnplannedAttrHelper(f.getContext())
+                 .getAttr(f)
                  .getValue()
           << ")";
       return WalkResult::interrupt();
@@ -396,9 +403,7 @@ LogicalResult InsertRematPass::rewrite(FunctionOpInterface func,
   }
   recordDecisions(func, g, plan);
   if (budget > 0)
-    func->setAttr(MemplanDialect::getBudgetAttrName(),
-                  IntegerAttr::get(IntegerType::get(func.getContext(), 64),
-                                   static_cast<int64_t>(budget)));
+    setBudget(func, budget);
   return apply(func, g, plan);
 }
 
@@ -527,9 +532,7 @@ LogicalResult InsertRematPass::rewriteWithSolver(FunctionOpInterface func,
            << smallest << " bytes";
   }
   recordDecisions(func, g, *chosen);
-  func->setAttr(MemplanDialect::getBudgetAttrName(),
-                IntegerAttr::get(IntegerType::get(func.getContext(), 64),
-                                 static_cast<int64_t>(budget)));
+  setBudget(func, budget);
   return apply(func, g, *chosen);
 }
 
@@ -537,37 +540,27 @@ void InsertRematPass::recordDecisions(FunctionOpInterface func,
                                       FunctionRematGraph &g,
                                       const RematPlan &plan) {
   MLIRContext *ctx = func.getContext();
-  Builder b(ctx);
   // Only buffers the backward pass reads carry a decision.
   std::vector<uint8_t> readByBackward(g.graph.nodes.size(), 0);
   for (const RematNode &node : g.graph.nodes)
     if (node.backward)
       for (size_t in : node.inputs)
         readByBackward[in] = 1;
-  SmallVector<Attribute> decisions;
+  SmallVector<RematDecisionAttr> decisions;
   for (size_t k = 0; k < g.graph.nodes.size(); ++k) {
     const RematNode &node = g.graph.nodes[k];
     if (node.backward || g.external[k] || node.bytes == 0 || !readByBackward[k])
       continue;
     Operation *root = g.chains[k].front();
-    decisions.push_back(b.getDictionaryAttr(
-        {b.getNamedAttr("value", b.getStringAttr(describeOp(root))),
-         b.getNamedAttr(
-             "decision",
-             b.getStringAttr(plan.recompute[k] ? "recompute" : "keep")),
-         b.getNamedAttr("bytes", b.getI64IntegerAttr(node.bytes)),
-         b.getNamedAttr("cost", b.getF64FloatAttr(node.cost))}));
+    decisions.push_back(RematDecisionAttr::get(
+        ctx, describeOp(root), static_cast<bool>(plan.recompute[k]),
+        static_cast<int64_t>(node.bytes), APFloat(node.cost)));
   }
   double baseline = g.graph.totalCost();
-  func->setAttr(
-      MemplanDialect::getRematAttrName(),
-      b.getDictionaryAttr(
-          {b.getNamedAttr("budget_bytes",
-                          b.getI64IntegerAttr(std::max<int64_t>(0, budget))),
-           b.getNamedAttr("recompute_cost",
-                          b.getF64FloatAttr(plan.result.cost - baseline)),
-           b.getNamedAttr("baseline_cost", b.getF64FloatAttr(baseline)),
-           b.getNamedAttr("decisions", b.getArrayAttr(decisions))}));
+  MemplanDialect::RematAttrHelper(ctx).setAttr(
+      func, RematAttr::get(ctx, std::max<int64_t>(0, budget),
+                           APFloat(std::max(0.0, plan.result.cost - baseline)),
+                           APFloat(baseline), decisions));
 }
 
 std::optional<uint64_t> InsertRematPass::measureArena(FunctionOpInterface func,

@@ -248,7 +248,8 @@ PackArenaPass::packFunction(FunctionOpInterface func, PackAlgorithm algo,
     ReportFunction report;
     report.name = qualifiedFunctionName(func);
     report.unplannedReason =
-        func->getAttrOfType<StringAttr>(MemplanDialect::getUnplannedAttrName())
+        MemplanDialect::UnplannedAttrHelper(func.getContext())
+            .getAttr(func)
             .str();
     reports.push_back(std::move(report));
     return success();

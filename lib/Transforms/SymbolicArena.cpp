@@ -52,33 +52,18 @@ bool mlir::memplan::isRecomputed(Operation *op) {
 /// The remat section of the report, from the function's memplan.remat.
 std::optional<RematReport>
 mlir::memplan::readRematReport(FunctionOpInterface func) {
-  auto dict =
-      func->getAttrOfType<DictionaryAttr>(MemplanDialect::getRematAttrName());
-  if (!dict)
+  RematAttr remat =
+      MemplanDialect::RematAttrHelper(func.getContext()).getAttr(func);
+  if (!remat)
     return std::nullopt;
   RematReport report;
-  auto getF = [&](DictionaryAttr d, StringRef key) {
-    auto f = d.getAs<FloatAttr>(key);
-    return f ? f.getValueAsDouble() : 0.0;
-  };
-  auto getI = [&](DictionaryAttr d, StringRef key) -> uint64_t {
-    auto i = d.getAs<IntegerAttr>(key);
-    return i ? i.getInt() : 0;
-  };
-  report.budgetBytes = getI(dict, "budget_bytes");
-  report.recomputeCost = getF(dict, "recompute_cost");
-  report.baselineCost = getF(dict, "baseline_cost");
-  if (auto decisions = dict.getAs<ArrayAttr>("decisions"))
-    for (auto d : decisions.getAsRange<DictionaryAttr>()) {
-      RematDecision decision;
-      if (auto v = d.getAs<StringAttr>("value"))
-        decision.value = v.str();
-      auto kind = d.getAs<StringAttr>("decision");
-      decision.recompute = kind && kind.getValue() == "recompute";
-      decision.bytes = getI(d, "bytes");
-      decision.cost = getF(d, "cost");
-      report.decisions.push_back(decision);
-    }
+  report.budgetBytes = static_cast<uint64_t>(remat.getBudget());
+  report.recomputeCost = remat.getRecomputeCost().convertToDouble();
+  report.baselineCost = remat.getBaselineCost().convertToDouble();
+  for (RematDecisionAttr d : remat.getDecisions())
+    report.decisions.push_back({d.getValue().str(), d.getRecompute(),
+                                static_cast<uint64_t>(d.getBytes()),
+                                d.getCost().convertToDouble()});
   return report;
 }
 
@@ -509,8 +494,8 @@ LogicalResult mlir::memplan::packSymbolicFunction(
     report.optimal = finalArena == report.lowerBoundBytes;
     // A budget holds at the bounds (memplan-insert-remat sized the step
     // there): say so here rather than leave it to the verifier.
-    if (auto budget = func->getAttrOfType<IntegerAttr>(
-            MemplanDialect::getBudgetAttrName());
+    if (IntegerAttr budget =
+            MemplanDialect::BudgetAttrHelper(func.getContext()).getAttr(func);
         budget && missingBounds.empty()) {
       SmallVector<uint64_t> atBounds;
       for (auto [k, symbol] : llvm::enumerate(symbols))
@@ -661,7 +646,7 @@ LogicalResult mlir::memplan::packSymbolicFunction(
           symbol.name,
           b.getI64IntegerAttr(static_cast<int64_t>(*symbol.bound))));
   if (!boundAttrs.empty())
-    func->setAttr(MemplanDialect::getBoundsAttrName(),
-                  b.getDictionaryAttr(boundAttrs));
+    MemplanDialect::BoundsAttrHelper(func.getContext())
+        .setAttr(func, b.getDictionaryAttr(boundAttrs));
   return success();
 }

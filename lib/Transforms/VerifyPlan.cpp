@@ -105,8 +105,8 @@ struct VerifyPlanPass
     });
     if (walk.wasInterrupted())
       return failure();
-    if (auto budget = func->getAttrOfType<IntegerAttr>(
-            MemplanDialect::getBudgetAttrName()))
+    if (IntegerAttr budget =
+            MemplanDialect::BudgetAttrHelper(func.getContext()).getAttr(func))
       for (ArenaOp arena : arenas)
         if (!arena.isDynamic() && arena.getSizeInBytes() > budget.getInt())
           return arena.emitError("arena of ")
@@ -531,8 +531,8 @@ VerifyPlanPass::verifySampled(FunctionOpInterface func,
   }
 
   DataLayout layout = DataLayout::closest(func);
-  auto budget =
-      func->getAttrOfType<IntegerAttr>(MemplanDialect::getBudgetAttrName());
+  IntegerAttr budget =
+      MemplanDialect::BudgetAttrHelper(func.getContext()).getAttr(func);
   // The views, each checked once for what does not depend on the sizes:
   // its arena, that it is not returned, its alignment against the arena's.
   struct PlacedRoot {

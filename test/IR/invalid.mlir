@@ -307,3 +307,54 @@ func.func @dynamic_view_layout(%n: index) {
 func.func @index_symbol(%n: index {memplan.symbols = ["N"]}) {
   return
 }
+
+// -----
+
+// expected-error @+1 {{'memplan.remat' must be a #memplan.remat on a function}}
+func.func @remat_dictionary() attributes {memplan.remat = {budget_bytes = 3 : i64}} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{remat recompute_cost must be finite and non-negative, got -1}}
+func.func @remat_negative_cost() attributes {memplan.remat = #memplan.remat<budget = 1, recompute_cost = -1.0, baseline_cost = 1.0, decisions = []>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{remat decision bytes must be non-negative, got -4}}
+func.func @remat_decision_bytes() attributes {memplan.remat = #memplan.remat<budget = 1, recompute_cost = 1.0, baseline_cost = 1.0, decisions = [#memplan.remat_decision<keep, "v", bytes = -4, cost = 1.0>]>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{expected 'keep' or 'recompute', got 'drop'}}
+func.func @remat_decision_kind() attributes {memplan.remat = #memplan.remat<budget = 1, recompute_cost = 1.0, baseline_cost = 1.0, decisions = [#memplan.remat_decision<drop, "v", bytes = 4, cost = 1.0>]>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{expected #memplan.remat_decision}}
+func.func @remat_decision_entry() attributes {memplan.remat = #memplan.remat<budget = 1, recompute_cost = 1.0, baseline_cost = 1.0, decisions = [#memplan.lifetime<0, 1>]>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'memplan.budget' must be a positive integer on a function}}
+func.func @budget_zero() attributes {memplan.budget = 0 : i64} {
+  return
+}
+
+// -----
+
+func.func @budget_on_op(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %e = tensor.empty() : tensor<4xf32>
+  // expected-error @+1 {{'memplan.budget' must be a positive integer on a function}}
+  %y = linalg.exp {memplan.budget = 64 : i64} ins(%x : tensor<4xf32>) outs(%e : tensor<4xf32>) -> tensor<4xf32>
+  return %y : tensor<4xf32>
+}

@@ -68,3 +68,24 @@ func.func @recompute_nothing_in() -> tensor<2xi8> {
   }
   return %r : tensor<2xi8>
 }
+
+// The typed discardable attributes round-trip; costs print exactly.
+// CHECK-LABEL: func.func @remat_decisions
+// CHECK-SAME: memplan.budget = 4096 : i64
+// CHECK-SAME: memplan.remat = #memplan.remat<budget = 4096, recompute_cost = 0.25, baseline_cost = 1.0e+01, decisions = [#memplan.remat_decision<recompute, "linalg.exp at \22a.mlir\22:3:5", bytes = 64, cost = 0.25>, #memplan.remat_decision<keep, "x", bytes = 0, cost = 0.0>]>
+// GENERIC: memplan.remat = #memplan.remat<budget = 4096
+func.func @remat_decisions() attributes {memplan.budget = 4096 : i64, memplan.remat = #memplan.remat<budget = 4096, recompute_cost = 0.25, baseline_cost = 10.0, decisions = [#memplan.remat_decision<recompute, "linalg.exp at \"a.mlir\":3:5", bytes = 64, cost = 0.25>, #memplan.remat_decision<keep, "x", bytes = 0, cost = 0.0>]>} {
+  return
+}
+
+// CHECK-LABEL: func.func @remat_no_decisions
+// CHECK-SAME: memplan.remat = #memplan.remat<budget = 0, recompute_cost = 0.0, baseline_cost = 0.1, decisions = []>
+// CHECK-LABEL: func.func @remat_exact
+// CHECK-SAME: #memplan.remat<budget = 1, recompute_cost = 1234567.0, baseline_cost = 1.0000000000000002e+300, decisions = []>
+func.func @remat_no_decisions() attributes {memplan.remat = #memplan.remat<budget = 0, recompute_cost = 0.0, baseline_cost = 0.1, decisions = []>} {
+  return
+}
+
+func.func @remat_exact() attributes {memplan.remat = #memplan.remat<budget = 1, recompute_cost = 1234567.0, baseline_cost = 1.0000000000000002e300, decisions = []>} {
+  return
+}

@@ -55,4 +55,49 @@ def Memplan_PlacementAttr : Memplan_Attr<"Placement", "placement"> {
   let genVerifyDecl = 1;
 }
 
+def Memplan_RematDecisionAttr
+    : Memplan_Attr<"RematDecision", "remat_decision"> {
+  let summary = "Whether a value the backward pass reads is kept or recomputed";
+  let description = [{
+    One decision of `--memplan-insert-remat`: the value (as the plan report
+    names it), whether it is recomputed or kept, its bytes and the compute
+    cost of producing it once.
+
+    ```mlir
+    #memplan.remat_decision<recompute, "linalg.generic at model.mlir:12:3", bytes = 4096, cost = 1024.0>
+    ```
+
+    Verifier: `bytes >= 0`; `cost` finite and non-negative.
+  }];
+  let parameters = (ins StringRefParameter<"the value">:$value,
+                        "bool":$recompute, "int64_t":$bytes,
+                        APFloatParameter<"compute cost">:$cost);
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+}
+
+def Memplan_RematAttr : Memplan_Attr<"Remat", "remat"> {
+  let summary = "The rematerialization decisions of one function";
+  let description = [{
+    What `--memplan-insert-remat` decided for a function, read by the plan
+    report: the budget, the compute cost the recomputations add, the cost of
+    the step without them, and one `#memplan.remat_decision` per value the
+    backward pass reads.
+
+    ```mlir
+    func.func @step(...) attributes {memplan.remat = #memplan.remat<
+        budget = 65536, recompute_cost = 1024.0, baseline_cost = 9000.0,
+        decisions = [#memplan.remat_decision<keep, "...", bytes = 4096, cost = 8.0>]>}
+    ```
+
+    Verifier: `budget >= 0`; both costs finite and non-negative.
+  }];
+  let parameters = (ins "int64_t":$budget,
+                        APFloatParameter<"added cost">:$recomputeCost,
+                        APFloatParameter<"baseline cost">:$baselineCost,
+                        ArrayRefParameter<"RematDecisionAttr">:$decisions);
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+}
+
 #endif // MEMPLAN_ATTRS

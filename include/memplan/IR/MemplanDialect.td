@@ -25,47 +25,65 @@ def Memplan_Dialect : Dialect {
     * `memplan.checkpoint` and `memplan.recompute` express, at tensor level,
       which values are kept for their late uses and which are recomputed.
 
-    Discardable attributes: `memplan.lifetime` on an operation holds the
-    lifetime of the buffer its result owns (an array, one entry per result,
-    when the operation has several results; a `unit` entry for a result that
-    owns no buffer), and on a function argument the lifetime of that argument;
-    `memplan.budget = <bytes>` on a function records the byte budget its
-    packed arena must respect; `memplan.remat = {...}` the rematerialization
-    decisions for the plan report. Ops recomputed by `memplan.recompute`
-    carry the location name `memplan.recompute`.
+    Discardable attributes, each verified by the dialect:
+
+    * `memplan.lifetime` on an operation holds the lifetime of the buffer its
+      result owns (an array, one entry per result, when the operation has
+      several results; a `unit` entry for a result that owns no buffer), and
+      on a function argument the lifetime of that argument. It is a
+      debugging aid written by `--memplan-annotate-lifetimes`: the planning
+      passes recompute lifetimes on memrefs and never read it;
+    * `memplan.budget = <bytes> : i64` on a function records the byte budget
+      its packed arena must respect;
+    * `memplan.remat = #memplan.remat<...>` on a function, the
+      rematerialization decisions for the plan report;
+    * `memplan.cost = <number>` on an op overrides its estimated compute
+      cost for rematerialization;
+    * `memplan.host` (unit) marks a function as host code, never planned;
+    * `memplan.unplanned = "<why>"` marks a function memplan left unplanned;
+    * `memplan.bounds = {S = <n> : i64, ...}` bounds a function's size
+      symbols, and `memplan.symbols` on its arguments names them.
+
+    Ops recomputed by `memplan.recompute` carry the location name
+    `memplan.recompute`.
   }];
   let cppNamespace = "::mlir::memplan";
   let useDefaultAttributePrinterParser = 1;
   let hasOperationAttrVerify = 1;
   let hasRegionArgAttrVerify = 1;
+  // One typed accessor per discardable attribute: `get<Name>AttrHelper()`
+  // on the loaded dialect, or `<Name>AttrHelper::getNameStr()` for the name.
+  // MemplanDialect::verifyOperationAttribute checks each (docs/Dialect.md).
+  let discardableAttrs = (ins
+    // On an op: the lifetime of the buffer its result owns, or an array
+    // with one #memplan.lifetime or unit entry per result; on a function
+    // argument: that argument's lifetime. Written by
+    // --memplan-annotate-lifetimes as a debugging aid; no pass reads it
+    // (pack-arena and verify-plan recompute lifetimes on memrefs).
+    "::mlir::Attribute":$lifetime,
+    // On a function: the byte budget its packed arena must respect.
+    "::mlir::IntegerAttr":$budget,
+    // On a function: the rematerialization decisions, for the plan report.
+    "::mlir::memplan::RematAttr":$remat,
+    // On an op: its compute cost for rematerialization, overriding the
+    // estimate (docs/CostModel.md): a finite, non-negative number.
+    "::mlir::Attribute":$cost,
+    // On a function: host code, whose buffers memplan neither plans nor
+    // offloads (the driver of a device program).
+    "::mlir::UnitAttr":$host,
+    // On a function: memplan left it unplanned (per-function fallback);
+    // the value says why.
+    "::mlir::StringAttr":$unplanned,
+    // On a function: inclusive, non-negative bounds of its size symbols,
+    // `{B = 64 : i64}`.
+    "::mlir::DictionaryAttr":$bounds
+  );
   let extraClassDeclaration = [{
-    /// The discardable attribute that holds a lifetime annotation.
-    static ::llvm::StringRef getLifetimeAttrName() { return "memplan.lifetime"; }
-    /// The discardable function attribute that records a byte budget.
-    static ::llvm::StringRef getBudgetAttrName() { return "memplan.budget"; }
-    /// The discardable function attribute that records remat decisions.
-    static ::llvm::StringRef getRematAttrName() { return "memplan.remat"; }
-    /// The discardable unit attribute that marks a function as host code:
-    /// memplan neither plans its buffers nor offloads its ops to a device
-    /// (the driver of a device program).
-    static ::llvm::StringRef getHostAttrName() { return "memplan.host"; }
-    /// The discardable string attribute that marks a function memplan left
-    /// unplanned (per-function fallback), with the reason.
-    static ::llvm::StringRef getUnplannedAttrName() {
-      return "memplan.unplanned";
-    }
-    /// The discardable attribute that overrides an op's estimated compute
-    /// cost for rematerialization (docs/CostModel.md): a finite,
-    /// non-negative number.
-    static ::llvm::StringRef getCostAttrName() { return "memplan.cost"; }
     /// The discardable argument attribute that names the symbols of a
     /// function with dynamic shapes: on a ranked shaped argument an array
     /// with one name per dimension ("" for the default name), on an index
     /// argument one name (docs/Lifetimes.md, "Symbolic sizes").
     static ::llvm::StringRef getSymbolsAttrName() { return "memplan.symbols"; }
-    /// The discardable function attribute that bounds symbols:
-    /// `{B = 64 : i64}`, inclusive, non-negative.
-    static ::llvm::StringRef getBoundsAttrName() { return "memplan.bounds"; }
   }];
 }
 
