@@ -15,6 +15,11 @@
 //
 //   liveness cross-check: <n> live (op, value) pairs covered
 //
+// and against upstream BufferViewFlowAnalysis: every value a root's memref
+// may flow into must share that root's storage (an error otherwise):
+//
+//   view-flow cross-check: <n> (root, alias) pairs covered
+//
 // where <status> is `planned`, `placed`, `returned` (caller-owned),
 // `argument` or `external`.
 //
@@ -25,6 +30,7 @@
 #include "memplan/IR/MemplanOps.h"
 
 #include "mlir/Analysis/Liveness.h"
+#include "mlir/Dialect/Bufferization/Transforms/BufferViewFlowAnalysis.h"
 
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -157,12 +163,46 @@ struct TestPrintLifetimesPass
     }
     llvm::outs() << "liveness cross-check: " << covered
                  << " live (op, value) pairs covered\n";
+    return checkAgainstViewFlow(func, lifetimes, state);
+  }
+
+  /// Upstream's BufferViewFlowAnalysis: every value a root's memref may flow
+  /// into (views, casts, region and block arguments, results) must share
+  /// that root's storage in the analysis. With the Liveness check above,
+  /// every use of every such value lies inside the root's lifetime.
+  LogicalResult checkAgainstViewFlow(FunctionOpInterface func,
+                                     const FunctionLifetimes &lifetimes,
+                                     AsmState &state) {
+    BufferViewFlowAnalysis flow(func.getOperation());
+    int64_t covered = 0;
+    for (const Root &root : lifetimes.getRoots()) {
+      if (!isa<BaseMemRefType>(root.value.getType()))
+        continue;
+      for (Value alias : flow.resolve(root.value)) {
+        if (alias == root.value)
+          continue;
+        if (llvm::is_contained(lifetimes.getRootsOf(alias), &root)) {
+          ++covered;
+          continue;
+        }
+        std::string rootName, aliasName;
+        llvm::raw_string_ostream rootOs(rootName), aliasOs(aliasName);
+        root.value.printAsOperand(rootOs, state);
+        alias.printAsOperand(aliasOs, state);
+        return func.emitError("BufferViewFlowAnalysis finds ")
+               << aliasName << " may alias " << rootName
+               << ", which the lifetime analysis does not";
+      }
+    }
+    llvm::outs() << "view-flow cross-check: " << covered
+                 << " (root, alias) pairs covered\n";
     return success();
   }
 
   Option<bool> crossCheck{
       *this, "cross-check",
-      llvm::cl::desc("Check every interval against upstream mlir::Liveness"),
+      llvm::cl::desc("Check every interval against upstream mlir::Liveness and every "
+                     "alias against BufferViewFlowAnalysis"),
       llvm::cl::init(false)};
 };
 } // namespace
