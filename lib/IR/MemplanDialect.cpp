@@ -171,8 +171,8 @@ LogicalResult MemplanDialect::verifyOperationAttribute(Operation *op,
     for (NamedAttribute bound : dict) {
       auto value = dyn_cast<IntegerAttr>(bound.getValue());
       if (!value || !value.getType().isSignlessInteger() || value.getInt() < 0)
-        return op->emitError() << "'" << BoundsAttrHelper::getNameStr() << "' bound of '"
-                               << bound.getName().getValue()
+        return op->emitError() << "'" << BoundsAttrHelper::getNameStr()
+                               << "' bound of '" << bound.getName().getValue()
                                << "' must be a non-negative integer";
     }
     return success();
@@ -191,8 +191,8 @@ LogicalResult MemplanDialect::verifyOperationAttribute(Operation *op,
     return failure();
   if (auto array = dyn_cast<ArrayAttr>(attr.getValue());
       array && array.size() != op->getNumResults())
-    return op->emitError() << "'" << LifetimeAttrHelper::getNameStr() << "' has "
-                           << array.size() << " entries for "
+    return op->emitError() << "'" << LifetimeAttrHelper::getNameStr()
+                           << "' has " << array.size() << " entries for "
                            << op->getNumResults() << " results";
   return success();
 }
@@ -337,9 +337,8 @@ Attribute RematDecisionAttr::parse(AsmParser &parser, Type) {
         << kind << "'";
     return {};
   }
-  return getChecked([&] { return parser.emitError(loc); },
-                    parser.getContext(), value, kind == "recompute", bytes,
-                    cost);
+  return getChecked([&] { return parser.emitError(loc); }, parser.getContext(),
+                    value, kind == "recompute", bytes, cost);
 }
 
 void RematDecisionAttr::print(AsmPrinter &printer) const {
@@ -396,9 +395,8 @@ Attribute RematAttr::parse(AsmParser &parser, Type) {
                                      parseDecision) ||
       parser.parseGreater())
     return {};
-  return getChecked([&] { return parser.emitError(loc); },
-                    parser.getContext(), budget, recomputeCost, baselineCost,
-                    decisions);
+  return getChecked([&] { return parser.emitError(loc); }, parser.getContext(),
+                    budget, recomputeCost, baselineCost, decisions);
 }
 
 void RematAttr::print(AsmPrinter &printer) const {
@@ -407,8 +405,9 @@ void RematAttr::print(AsmPrinter &printer) const {
   printer << ", baseline_cost = ";
   printExactDouble(printer, getBaselineCost());
   printer << ", decisions = [";
-  llvm::interleaveComma(getDecisions(), printer,
-                        [&](RematDecisionAttr d) { printer.printAttribute(d); });
+  llvm::interleaveComma(getDecisions(), printer, [&](RematDecisionAttr d) {
+    printer.printAttribute(d);
+  });
   printer << "]>";
 }
 

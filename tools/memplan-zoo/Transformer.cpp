@@ -86,6 +86,56 @@ public:
 
 private:
   static constexpr unsigned kPerLayer = 12;
+  /// What a block's backward pass reads of its forward pass.
+  struct BlockCache {
+    LayerNormCache ln1, ln2;
+    Value z1, q4, k4, v4, p, o, z2, u, gu;
+  };
+  /// What the loss's backward pass reads of the head.
+  struct HeadCache {
+    LayerNormCache lnf;
+    Value zf, logits;
+    Emitter::SoftmaxParts sm;
+    /// 1 / N computed at run time (dynamic batch), or null.
+    Value invRows;
+  };
+
+  /// x[b, s, :] = emb[ids[b, s], :] + pos[s, :], as token rows [N, D].
+  Value embed(Emitter &e, Value ids, Value emb, Value pos) const;
+  /// One pre-LayerNorm block: attention, then the MLP, each with its
+  /// residual. `lp` holds the block's kPerLayer parameters.
+  Value blockForward(Emitter &e, Value x, ValueRange lp, BlockCache &c) const;
+  /// h = x + Wo . Attention(LN1(x)).
+  Value attentionForward(Emitter &e, Value x, ValueRange lp,
+                         BlockCache &c) const;
+  /// h + W2 . gelu(W1 . LN2(h) + b1) + b2.
+  Value mlpForward(Emitter &e, Value h, ValueRange lp, BlockCache &c) const;
+  /// The mean softmax cross-entropy of LNf(x) . Wout against the targets.
+  Value lossForward(Emitter &e, Value x, ValueRange tail, Value targetsFlat,
+                    HeadCache &c) const;
+  /// d loss / d x at the head; the head's gradients into `tailGrads`.
+  Value lossBackward(Emitter &e, ValueRange tail, Value targetsFlat,
+                     const HeadCache &c, Value *tailGrads) const;
+  /// v / N in a body: a constant, or (dynamic batch) `invRows`.
+  Value timesInvN(Emitter &e, OpBuilder &nb, Location nl, Value v,
+                  Value invRows) const;
+  /// A block's backward pass: from dx at its output to dx at its input,
+  /// its parameters' gradients into `lg`.
+  Value blockBackward(Emitter &e, Value dx, ValueRange lp, Value *lg,
+                      const BlockCache &c) const;
+  /// The MLP's backward pass: dx at the block's output to dh.
+  Value mlpBackward(Emitter &e, Value dx, ValueRange lp, Value *lg,
+                    const BlockCache &c) const;
+  /// The attention's backward pass: dh to dx at the block's input.
+  Value attentionBackward(Emitter &e, Value dh, ValueRange lp, Value *lg,
+                          const BlockCache &c) const;
+  /// The gradients of the embedding and the positions, from dx at the
+  /// first block's input.
+  void embedBackward(Emitter &e, Value dx, Value idsFlat, Value &demb,
+                     Value &dpos) const;
+  double attentionScale() const {
+    return 1.0 / std::sqrt(double(k.dModel / k.heads));
+  }
   Value layerNorm(Emitter &e, Value x, Value g, Value b,
                   LayerNormCache &cache) const;
   Value layerNormGrad(Emitter &e, Value dy, const LayerNormCache &cache,
@@ -180,114 +230,107 @@ Value Transformer::layerNormGrad(Emitter &e, Value dy, const LayerNormCache &c,
                    });
 }
 
-Value Transformer::emit(Emitter &e, ValueRange batch, ValueRange ps,
-                        SmallVectorImpl<Value> *grads) const {
-  OpBuilder &b = e.b;
-  Location loc = e.loc;
-  bool dynamic = ShapedType::isDynamic(k.batch);
-  // With a dynamic batch the token rows N = B * S are dynamic too: output
-  // sizes come from the inputs (and 1 / N from the logits' rows).
-  e.sizesFromInputs = dynamic;
-  int64_t n = dynamic ? ShapedType::kDynamic : k.batch * k.seq, d = k.dModel;
-  double scale = 1.0 / std::sqrt(double(d / k.heads));
-  auto mul2 = [](OpBuilder &nb, Location nl, ValueRange a) -> Value {
-    return arith::MulFOp::create(nb, nl, a[0], a[1]);
-  };
-  auto fma = [](OpBuilder &nb, Location nl, ValueRange a) -> Value {
-    Value p = arith::MulFOp::create(nb, nl, a[0], a[1]);
-    return arith::AddFOp::create(nb, nl, a[2], p);
-  };
-  Value emb = ps[0], pos = ps[1];
-  Value ids = batch[0], targets = batch[1];
-  auto collapse2 = [&](Value v) {
-    return tensor::CollapseShapeOp::create(
-        b, loc, v, SmallVector<ReassociationIndices>{{0, 1}});
-  };
-  Value idsFlat = collapse2(ids), targetsFlat = collapse2(targets);
+/// sum += a * b, the body of the attention's contractions.
+static Value fma(OpBuilder &nb, Location nl, ValueRange a) {
+  Value p = arith::MulFOp::create(nb, nl, a[0], a[1]);
+  return arith::AddFOp::create(nb, nl, a[2], p);
+}
 
-  // Embedding: x[b, s, :] = emb[ids[b, s], :] + pos[s, :].
+Value Transformer::embed(Emitter &e, Value ids, Value emb, Value pos) const {
   Value x3 = e.generic(
       {ids, pos}, {e.dimsMap(3, {0, 1}), e.dimsMap(3, {1, 2})},
-      {k.batch, k.seq, d}, e.idMap(3), e.iters(3, 3),
+      {k.batch, k.seq, k.dModel}, e.idMap(3), e.iters(3, 3),
       [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
         Value row = arith::IndexCastOp::create(nb, nl, nb.getIndexType(), a[0]);
         Value col = linalg::IndexOp::create(nb, nl, 2);
         Value v = tensor::ExtractOp::create(nb, nl, emb, ValueRange{row, col});
         return arith::AddFOp::create(nb, nl, v, a[1]);
       });
-  Value x = tensor::CollapseShapeOp::create(
-      b, loc, x3, SmallVector<ReassociationIndices>{{0, 1}, {2}});
+  return tensor::CollapseShapeOp::create(
+      e.b, e.loc, x3, SmallVector<ReassociationIndices>{{0, 1}, {2}});
+}
 
-  struct LayerCache {
-    LayerNormCache ln1, ln2;
-    Value z1, q4, k4, v4, p, o, z2, u, gu;
-  };
-  SmallVector<LayerCache> caches;
-  for (int64_t l = 0; l < k.layers; ++l) {
-    ValueRange lp = ps.slice(2 + l * kPerLayer, kPerLayer);
-    LayerCache c;
-    c.z1 = layerNorm(e, x, lp[0], lp[1], c.ln1);
-    c.q4 = toHeads(e, e.matmul(c.z1, lp[2]));
-    c.k4 = toHeads(e, e.matmul(c.z1, lp[3]));
-    c.v4 = toHeads(e, e.matmul(c.z1, lp[4]));
-    // Scores over loops (b, h, i, j, e).
-    Value scores = e.generic(
-        {c.q4, c.k4}, {e.dimsMap(5, {0, 2, 1, 4}), e.dimsMap(5, {0, 3, 1, 4})},
-        {k.batch, k.heads, k.seq, k.seq}, e.dimsMap(5, {0, 1, 2, 3}),
-        e.iters(5, 4), fma, 0.0);
-    Value masked =
-        e.map({scores}, [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
-          Value i = linalg::IndexOp::create(nb, nl, 2);
-          Value j = linalg::IndexOp::create(nb, nl, 3);
-          Value future =
-              arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::ugt, j, i);
-          Value s = arith::MulFOp::create(nb, nl, a[0], e.cst(nb, scale));
-          return arith::SelectOp::create(nb, nl, future, e.cst(nb, -1e9), s);
-        });
-    Emitter::SoftmaxParts sm = e.softmaxParts(masked);
-    c.p = e.withLast(sm.exp, sm.sum,
-                     [](OpBuilder &nb, Location nl, ValueRange a) {
-                       return arith::DivFOp::create(nb, nl, a[0], a[1]);
-                     });
-    // O[b, i, h, e] = sum_j P[b, h, i, j] V[b, j, h, e], loops (b, i, h, e, j).
-    Value o4 = e.generic(
-        {c.p, c.v4}, {e.dimsMap(5, {0, 2, 1, 4}), e.dimsMap(5, {0, 4, 2, 3})},
-        e.shapeOf(c.q4), e.dimsMap(5, {0, 1, 2, 3}), e.iters(5, 4), fma, 0.0);
-    c.o = fromHeads(e, o4);
-    Value h = e.add(x, e.matmul(c.o, lp[5]));
-    c.z2 = layerNorm(e, h, lp[6], lp[7], c.ln2);
-    c.u = e.addRow(e.matmul(c.z2, lp[8]), lp[9]);
-    c.gu = e.map({c.u}, [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
-      Value u = a[0];
-      Value u3 =
-          arith::MulFOp::create(nb, nl, u, arith::MulFOp::create(nb, nl, u, u));
-      Value inner = arith::AddFOp::create(
-          nb, nl, u, arith::MulFOp::create(nb, nl, u3, e.cst(nb, 0.044715)));
-      Value t = math::TanhOp::create(
-          nb, nl,
-          arith::MulFOp::create(nb, nl, inner,
-                                e.cst(nb, std::sqrt(2.0 / M_PI))));
-      Value onePlus = arith::AddFOp::create(nb, nl, t, e.cst(nb, 1.0));
-      return arith::MulFOp::create(
-          nb, nl, arith::MulFOp::create(nb, nl, u, onePlus), e.cst(nb, 0.5));
-    });
-    x = e.add(h, e.addRow(e.matmul(c.gu, lp[10]), lp[11]));
-    caches.push_back(c);
-  }
-  size_t tail = 2 + k.layers * kPerLayer;
-  LayerNormCache lnf;
-  Value zf = layerNorm(e, x, ps[tail], ps[tail + 1], lnf);
-  Value logits = e.matmul(zf, ps[tail + 2]);
-  Emitter::SoftmaxParts sm = e.softmaxParts(logits);
+Value Transformer::attentionForward(Emitter &e, Value x, ValueRange lp,
+                                    BlockCache &c) const {
+  double scale = attentionScale();
+  c.z1 = layerNorm(e, x, lp[0], lp[1], c.ln1);
+  c.q4 = toHeads(e, e.matmul(c.z1, lp[2]));
+  c.k4 = toHeads(e, e.matmul(c.z1, lp[3]));
+  c.v4 = toHeads(e, e.matmul(c.z1, lp[4]));
+  // Scores over loops (b, h, i, j, e).
+  Value scores = e.generic(
+      {c.q4, c.k4}, {e.dimsMap(5, {0, 2, 1, 4}), e.dimsMap(5, {0, 3, 1, 4})},
+      {k.batch, k.heads, k.seq, k.seq}, e.dimsMap(5, {0, 1, 2, 3}),
+      e.iters(5, 4), fma, 0.0);
+  Value masked =
+      e.map({scores}, [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
+        Value i = linalg::IndexOp::create(nb, nl, 2);
+        Value j = linalg::IndexOp::create(nb, nl, 3);
+        Value future =
+            arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::ugt, j, i);
+        Value s = arith::MulFOp::create(nb, nl, a[0], e.cst(nb, scale));
+        return arith::SelectOp::create(nb, nl, future, e.cst(nb, -1e9), s);
+      });
+  Emitter::SoftmaxParts sm = e.softmaxParts(masked);
+  c.p =
+      e.withLast(sm.exp, sm.sum, [](OpBuilder &nb, Location nl, ValueRange a) {
+        return arith::DivFOp::create(nb, nl, a[0], a[1]);
+      });
+  // O[b, i, h, e] = sum_j P[b, h, i, j] V[b, j, h, e], loops (b, i, h, e, j).
+  Value o4 = e.generic(
+      {c.p, c.v4}, {e.dimsMap(5, {0, 2, 1, 4}), e.dimsMap(5, {0, 4, 2, 3})},
+      e.shapeOf(c.q4), e.dimsMap(5, {0, 1, 2, 3}), e.iters(5, 4), fma, 0.0);
+  c.o = fromHeads(e, o4);
+  return e.add(x, e.matmul(c.o, lp[5]));
+}
+
+Value Transformer::mlpForward(Emitter &e, Value h, ValueRange lp,
+                              BlockCache &c) const {
+  c.z2 = layerNorm(e, h, lp[6], lp[7], c.ln2);
+  c.u = e.addRow(e.matmul(c.z2, lp[8]), lp[9]);
+  c.gu = e.map({c.u}, [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
+    Value u = a[0];
+    Value u3 =
+        arith::MulFOp::create(nb, nl, u, arith::MulFOp::create(nb, nl, u, u));
+    Value inner = arith::AddFOp::create(
+        nb, nl, u, arith::MulFOp::create(nb, nl, u3, e.cst(nb, 0.044715)));
+    Value t = math::TanhOp::create(
+        nb, nl,
+        arith::MulFOp::create(nb, nl, inner, e.cst(nb, std::sqrt(2.0 / M_PI))));
+    Value onePlus = arith::AddFOp::create(nb, nl, t, e.cst(nb, 1.0));
+    return arith::MulFOp::create(
+        nb, nl, arith::MulFOp::create(nb, nl, u, onePlus), e.cst(nb, 0.5));
+  });
+  return e.add(h, e.addRow(e.matmul(c.gu, lp[10]), lp[11]));
+}
+
+Value Transformer::blockForward(Emitter &e, Value x, ValueRange lp,
+                                BlockCache &c) const {
+  return mlpForward(e, attentionForward(e, x, lp, c), lp, c);
+}
+
+Value Transformer::timesInvN(Emitter &e, OpBuilder &nb, Location nl, Value v,
+                             Value invRows) const {
+  Value inv = invRows ? invRows : e.cst(nb, 1.0 / double(k.batch * k.seq));
+  return arith::MulFOp::create(nb, nl, v, inv);
+}
+
+Value Transformer::lossForward(Emitter &e, Value x, ValueRange tail,
+                               Value targetsFlat, HeadCache &c) const {
+  bool dynamic = ShapedType::isDynamic(k.batch);
+  int64_t n = dynamic ? ShapedType::kDynamic : k.batch * k.seq;
+  c.zf = layerNorm(e, x, tail[0], tail[1], c.lnf);
+  c.logits = e.matmul(c.zf, tail[2]);
+  c.sm = e.softmaxParts(c.logits);
   // picked[n] = logits[n, target[n]], loops (n, v).
   Value picked = e.generic(
-      {logits, targetsFlat}, {e.idMap(2), e.dimsMap(2, {0})}, {n},
+      {c.logits, targetsFlat}, {e.idMap(2), e.dimsMap(2, {0})}, {n},
       e.dimsMap(2, {0}), e.iters(2, 1),
       [](OpBuilder &nb, Location nl, ValueRange a) -> Value {
         return Emitter::addWhereIndexIs(nb, nl, 1, a[1], a[0], a[2]);
       },
       0.0);
-  Value rows = e.map({sm.sum, sm.max, picked},
+  Value rows = e.map({c.sm.sum, c.sm.max, picked},
                      [](OpBuilder &nb, Location nl, ValueRange a) -> Value {
                        Value lg = math::LogOp::create(nb, nl, a[0]);
                        Value t = arith::AddFOp::create(nb, nl, lg, a[1]);
@@ -295,22 +338,17 @@ Value Transformer::emit(Emitter &e, ValueRange batch, ValueRange ps,
                      });
   // 1 / N: a constant in the bodies, or (dynamic batch) computed from the
   // logits' rows at run time.
-  Value invRows = dynamic ? e.inverseRows(logits) : Value();
-  auto timesInvN = [&](OpBuilder &nb, Location nl, Value v) -> Value {
-    Value inv = dynamic ? invRows : e.cst(nb, 1.0 / double(n));
-    return arith::MulFOp::create(nb, nl, v, inv);
-  };
-  Value loss =
-      e.map({e.sumAll(rows)}, [&](OpBuilder &nb, Location nl, ValueRange a) {
-        return timesInvN(nb, nl, a[0]);
-      });
-  if (!grads)
-    return loss;
+  c.invRows = dynamic ? e.inverseRows(c.logits) : Value();
+  return e.map({e.sumAll(rows)}, [&](OpBuilder &nb, Location nl, ValueRange a) {
+    return timesInvN(e, nb, nl, a[0], c.invRows);
+  });
+}
 
-  grads->assign(ps.size(), Value());
+Value Transformer::lossBackward(Emitter &e, ValueRange tail, Value targetsFlat,
+                                const HeadCache &c, Value *tailGrads) const {
   Value dlogits = e.generic(
-      {sm.exp, sm.sum, targetsFlat},
-      {e.idMap(2), e.dimsMap(2, {0}), e.dimsMap(2, {0})}, e.shapeOf(logits),
+      {c.sm.exp, c.sm.sum, targetsFlat},
+      {e.idMap(2), e.dimsMap(2, {0}), e.dimsMap(2, {0})}, e.shapeOf(c.logits),
       e.idMap(2), e.iters(2, 2),
       [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
         Value p = arith::DivFOp::create(nb, nl, a[0], a[1]);
@@ -321,96 +359,110 @@ Value Transformer::emit(Emitter &e, ValueRange batch, ValueRange ps,
         Value one = arith::SelectOp::create(nb, nl, hit, e.cst(nb, 1.0),
                                             e.cst(nb, 0.0));
         Value diff = arith::SubFOp::create(nb, nl, p, one);
-        return timesInvN(nb, nl, diff);
+        return timesInvN(e, nb, nl, diff, c.invRows);
       });
-  (*grads)[tail + 2] = e.matmul(zf, dlogits, true);
-  Value dx = layerNormGrad(e, e.matmul(dlogits, ps[tail + 2], false, true), lnf,
-                           (*grads)[tail], (*grads)[tail + 1]);
-  for (int64_t l = k.layers - 1; l >= 0; --l) {
-    ValueRange lp = ps.slice(2 + l * kPerLayer, kPerLayer);
-    Value *lg = grads->data() + 2 + l * kPerLayer;
-    const LayerCache &c = caches[l];
-    // x' = h + (gelu(z2 W1 + b1) W2 + b2)
-    Value dgu = e.matmul(dx, lp[10], false, true);
-    lg[10] = e.matmul(c.gu, dx, true);
-    lg[11] = e.sumRows(dx);
-    Value du = e.map(
-        {dgu, c.u}, [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
-          Value u = a[1];
-          Value u2 = arith::MulFOp::create(nb, nl, u, u);
-          Value inner = arith::AddFOp::create(
-              nb, nl, u,
-              arith::MulFOp::create(nb, nl,
-                                    arith::MulFOp::create(nb, nl, u2, u),
-                                    e.cst(nb, 0.044715)));
-          double c0 = std::sqrt(2.0 / M_PI);
-          Value t = math::TanhOp::create(
-              nb, nl, arith::MulFOp::create(nb, nl, inner, e.cst(nb, c0)));
-          Value half1 = arith::MulFOp::create(
-              nb, nl, arith::AddFOp::create(nb, nl, t, e.cst(nb, 1.0)),
-              e.cst(nb, 0.5));
-          Value sech2 = arith::SubFOp::create(
-              nb, nl, e.cst(nb, 1.0), arith::MulFOp::create(nb, nl, t, t));
-          Value dInner = arith::AddFOp::create(
-              nb, nl, e.cst(nb, 1.0),
-              arith::MulFOp::create(nb, nl, u2, e.cst(nb, 3 * 0.044715)));
-          Value half2 = arith::MulFOp::create(
-              nb, nl,
-              arith::MulFOp::create(
-                  nb, nl, arith::MulFOp::create(nb, nl, u, sech2), dInner),
-              e.cst(nb, 0.5 * c0));
-          return arith::MulFOp::create(
-              nb, nl, a[0], arith::AddFOp::create(nb, nl, half1, half2));
-        });
-    lg[8] = e.matmul(c.z2, du, true);
-    lg[9] = e.sumRows(du);
-    Value dh = e.add(dx, layerNormGrad(e, e.matmul(du, lp[8], false, true),
-                                       c.ln2, lg[6], lg[7]));
-    // h = x + O Wo
-    lg[5] = e.matmul(c.o, dh, true);
-    Value do4 = toHeads(e, e.matmul(dh, lp[5], false, true));
-    // dP[b, h, i, j] = sum_e dO[b, i, h, e] V[b, j, h, e], loops (b, h, i, j,
-    // e)
-    Value dp = e.generic(
-        {do4, c.v4}, {e.dimsMap(5, {0, 2, 1, 4}), e.dimsMap(5, {0, 3, 1, 4})},
-        e.shapeOf(c.p), e.dimsMap(5, {0, 1, 2, 3}), e.iters(5, 4), fma, 0.0);
-    // dV[b, j, h, e] = sum_i P[b, h, i, j] dO[b, i, h, e], loops (b, j, h, e,
-    // i)
-    Value dv4 = e.generic(
-        {c.p, do4}, {e.dimsMap(5, {0, 2, 4, 1}), e.dimsMap(5, {0, 4, 2, 3})},
-        e.shapeOf(c.v4), e.dimsMap(5, {0, 1, 2, 3}), e.iters(5, 4), fma, 0.0);
-    Value rs = e.reduceLast(e.map({dp, c.p}, mul2), false);
-    Value ds = e.generic(
-        {c.p, dp, rs}, {e.idMap(4), e.idMap(4), e.dimsMap(4, {0, 1, 2})},
-        e.shapeOf(c.p), e.idMap(4), e.iters(4, 4),
-        [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
-          Value t = arith::SubFOp::create(nb, nl, a[1], a[2]);
-          Value u = arith::MulFOp::create(nb, nl, a[0], t);
-          return arith::MulFOp::create(nb, nl, u, e.cst(nb, scale));
-        });
-    // dQ[b, i, h, e] = sum_j dS[b, h, i, j] K[b, j, h, e], loops (b, i, h, e,
-    // j)
-    Value dq4 = e.generic(
-        {ds, c.k4}, {e.dimsMap(5, {0, 2, 1, 4}), e.dimsMap(5, {0, 4, 2, 3})},
-        e.shapeOf(c.q4), e.dimsMap(5, {0, 1, 2, 3}), e.iters(5, 4), fma, 0.0);
-    // dK[b, j, h, e] = sum_i dS[b, h, i, j] Q[b, i, h, e], loops (b, j, h, e,
-    // i)
-    Value dk4 = e.generic(
-        {ds, c.q4}, {e.dimsMap(5, {0, 2, 4, 1}), e.dimsMap(5, {0, 4, 2, 3})},
-        e.shapeOf(c.k4), e.dimsMap(5, {0, 1, 2, 3}), e.iters(5, 4), fma, 0.0);
-    Value dq = fromHeads(e, dq4), dk = fromHeads(e, dk4),
-          dv = fromHeads(e, dv4);
-    lg[2] = e.matmul(c.z1, dq, true);
-    lg[3] = e.matmul(c.z1, dk, true);
-    lg[4] = e.matmul(c.z1, dv, true);
-    Value dz1 = e.add(e.add(e.matmul(dq, lp[2], false, true),
-                            e.matmul(dk, lp[3], false, true)),
-                      e.matmul(dv, lp[4], false, true));
-    dx = e.add(dh, layerNormGrad(e, dz1, c.ln1, lg[0], lg[1]));
-  }
-  // Embedding and positions.
+  tailGrads[2] = e.matmul(c.zf, dlogits, true);
+  return layerNormGrad(e, e.matmul(dlogits, tail[2], false, true), c.lnf,
+                       tailGrads[0], tailGrads[1]);
+}
+
+Value Transformer::mlpBackward(Emitter &e, Value dx, ValueRange lp, Value *lg,
+                               const BlockCache &c) const {
+  // x' = h + (gelu(z2 W1 + b1) W2 + b2)
+  Value dgu = e.matmul(dx, lp[10], false, true);
+  lg[10] = e.matmul(c.gu, dx, true);
+  lg[11] = e.sumRows(dx);
+  Value du =
+      e.map({dgu, c.u}, [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
+        Value u = a[1];
+        Value u2 = arith::MulFOp::create(nb, nl, u, u);
+        Value inner = arith::AddFOp::create(
+            nb, nl, u,
+            arith::MulFOp::create(nb, nl, arith::MulFOp::create(nb, nl, u2, u),
+                                  e.cst(nb, 0.044715)));
+        double c0 = std::sqrt(2.0 / M_PI);
+        Value t = math::TanhOp::create(
+            nb, nl, arith::MulFOp::create(nb, nl, inner, e.cst(nb, c0)));
+        Value half1 = arith::MulFOp::create(
+            nb, nl, arith::AddFOp::create(nb, nl, t, e.cst(nb, 1.0)),
+            e.cst(nb, 0.5));
+        Value sech2 = arith::SubFOp::create(
+            nb, nl, e.cst(nb, 1.0), arith::MulFOp::create(nb, nl, t, t));
+        Value dInner = arith::AddFOp::create(
+            nb, nl, e.cst(nb, 1.0),
+            arith::MulFOp::create(nb, nl, u2, e.cst(nb, 3 * 0.044715)));
+        Value half2 = arith::MulFOp::create(
+            nb, nl,
+            arith::MulFOp::create(
+                nb, nl, arith::MulFOp::create(nb, nl, u, sech2), dInner),
+            e.cst(nb, 0.5 * c0));
+        return arith::MulFOp::create(
+            nb, nl, a[0], arith::AddFOp::create(nb, nl, half1, half2));
+      });
+  lg[8] = e.matmul(c.z2, du, true);
+  lg[9] = e.sumRows(du);
+  return e.add(dx, layerNormGrad(e, e.matmul(du, lp[8], false, true), c.ln2,
+                                 lg[6], lg[7]));
+}
+
+Value Transformer::attentionBackward(Emitter &e, Value dh, ValueRange lp,
+                                     Value *lg, const BlockCache &c) const {
+  double scale = attentionScale();
+  auto mul2 = [](OpBuilder &nb, Location nl, ValueRange a) -> Value {
+    return arith::MulFOp::create(nb, nl, a[0], a[1]);
+  };
+  // h = x + O Wo
+  lg[5] = e.matmul(c.o, dh, true);
+  Value do4 = toHeads(e, e.matmul(dh, lp[5], false, true));
+  // dP[b, h, i, j] = sum_e dO[b, i, h, e] V[b, j, h, e], loops (b, h, i, j,
+  // e)
+  Value dp = e.generic(
+      {do4, c.v4}, {e.dimsMap(5, {0, 2, 1, 4}), e.dimsMap(5, {0, 3, 1, 4})},
+      e.shapeOf(c.p), e.dimsMap(5, {0, 1, 2, 3}), e.iters(5, 4), fma, 0.0);
+  // dV[b, j, h, e] = sum_i P[b, h, i, j] dO[b, i, h, e], loops (b, j, h, e,
+  // i)
+  Value dv4 = e.generic(
+      {c.p, do4}, {e.dimsMap(5, {0, 2, 4, 1}), e.dimsMap(5, {0, 4, 2, 3})},
+      e.shapeOf(c.v4), e.dimsMap(5, {0, 1, 2, 3}), e.iters(5, 4), fma, 0.0);
+  Value rs = e.reduceLast(e.map({dp, c.p}, mul2), false);
+  Value ds = e.generic(
+      {c.p, dp, rs}, {e.idMap(4), e.idMap(4), e.dimsMap(4, {0, 1, 2})},
+      e.shapeOf(c.p), e.idMap(4), e.iters(4, 4),
+      [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
+        Value t = arith::SubFOp::create(nb, nl, a[1], a[2]);
+        Value u = arith::MulFOp::create(nb, nl, a[0], t);
+        return arith::MulFOp::create(nb, nl, u, e.cst(nb, scale));
+      });
+  // dQ[b, i, h, e] = sum_j dS[b, h, i, j] K[b, j, h, e], loops (b, i, h, e,
+  // j)
+  Value dq4 = e.generic(
+      {ds, c.k4}, {e.dimsMap(5, {0, 2, 1, 4}), e.dimsMap(5, {0, 4, 2, 3})},
+      e.shapeOf(c.q4), e.dimsMap(5, {0, 1, 2, 3}), e.iters(5, 4), fma, 0.0);
+  // dK[b, j, h, e] = sum_i dS[b, h, i, j] Q[b, i, h, e], loops (b, j, h, e,
+  // i)
+  Value dk4 = e.generic(
+      {ds, c.q4}, {e.dimsMap(5, {0, 2, 4, 1}), e.dimsMap(5, {0, 4, 2, 3})},
+      e.shapeOf(c.k4), e.dimsMap(5, {0, 1, 2, 3}), e.iters(5, 4), fma, 0.0);
+  Value dq = fromHeads(e, dq4), dk = fromHeads(e, dk4), dv = fromHeads(e, dv4);
+  lg[2] = e.matmul(c.z1, dq, true);
+  lg[3] = e.matmul(c.z1, dk, true);
+  lg[4] = e.matmul(c.z1, dv, true);
+  Value dz1 = e.add(
+      e.add(e.matmul(dq, lp[2], false, true), e.matmul(dk, lp[3], false, true)),
+      e.matmul(dv, lp[4], false, true));
+  return e.add(dh, layerNormGrad(e, dz1, c.ln1, lg[0], lg[1]));
+}
+
+Value Transformer::blockBackward(Emitter &e, Value dx, ValueRange lp, Value *lg,
+                                 const BlockCache &c) const {
+  return attentionBackward(e, mlpBackward(e, dx, lp, lg, c), lp, lg, c);
+}
+
+void Transformer::embedBackward(Emitter &e, Value dx, Value idsFlat,
+                                Value &demb, Value &dpos) const {
+  int64_t d = k.dModel;
   Value dx3 = splitTokens(e, dx, {k.batch, k.seq, d}, {{0, 1}, {2}});
-  (*grads)[1] = e.generic(
+  dpos = e.generic(
       {dx3}, {e.dimsMap(3, {2, 0, 1})}, {k.seq, d}, e.dimsMap(3, {0, 1}),
       e.iters(3, 2),
       [](OpBuilder &nb, Location nl, ValueRange a) -> Value {
@@ -418,13 +470,47 @@ Value Transformer::emit(Emitter &e, ValueRange batch, ValueRange ps,
       },
       0.0);
   // demb[v, d] = sum_n [ids[n] == v] dx[n, d], loops (v, d, n).
-  (*grads)[0] = e.generic(
+  demb = e.generic(
       {idsFlat, dx}, {e.dimsMap(3, {2}), e.dimsMap(3, {2, 1})}, {k.vocab, d},
       e.dimsMap(3, {0, 1}), e.iters(3, 2),
       [](OpBuilder &nb, Location nl, ValueRange a) -> Value {
         return Emitter::addWhereIndexIs(nb, nl, 0, a[0], a[1], a[2]);
       },
       0.0);
+}
+
+Value Transformer::emit(Emitter &e, ValueRange batch, ValueRange ps,
+                        SmallVectorImpl<Value> *grads) const {
+  bool dynamic = ShapedType::isDynamic(k.batch);
+  // With a dynamic batch the token rows N = B * S are dynamic too: output
+  // sizes come from the inputs (and 1 / N from the logits' rows).
+  e.sizesFromInputs = dynamic;
+  Value ids = batch[0], targets = batch[1];
+  auto collapse2 = [&](Value v) {
+    return tensor::CollapseShapeOp::create(
+        e.b, e.loc, v, SmallVector<ReassociationIndices>{{0, 1}});
+  };
+  Value idsFlat = collapse2(ids), targetsFlat = collapse2(targets);
+
+  Value x = embed(e, ids, ps[0], ps[1]);
+  SmallVector<BlockCache> caches(k.layers);
+  for (int64_t l = 0; l < k.layers; ++l)
+    x = blockForward(e, x, ps.slice(2 + l * kPerLayer, kPerLayer), caches[l]);
+
+  size_t tail = 2 + k.layers * kPerLayer;
+  ValueRange tailParams = ps.slice(tail, 3);
+  HeadCache head;
+  Value loss = lossForward(e, x, tailParams, targetsFlat, head);
+  if (!grads)
+    return loss;
+
+  grads->assign(ps.size(), Value());
+  Value dx =
+      lossBackward(e, tailParams, targetsFlat, head, grads->data() + tail);
+  for (int64_t l = k.layers - 1; l >= 0; --l)
+    dx = blockBackward(e, dx, ps.slice(2 + l * kPerLayer, kPerLayer),
+                       grads->data() + 2 + l * kPerLayer, caches[l]);
+  embedBackward(e, dx, idsFlat, (*grads)[0], (*grads)[1]);
   return loss;
 }
 } // namespace

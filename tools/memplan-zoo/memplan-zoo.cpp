@@ -31,7 +31,8 @@
 //   --dynamic=batch   the batch dimension is dynamic (`tensor<?x...>`, the
 //                     symbol `B` of docs/Lifetimes.md); with --main=run,
 //                     @main runs the step at each of --run-batches, sizes
-//                     chosen at run time (mlp and cnn so far)
+//                     chosen at run time (mlp, cnn and transformer; not
+//                     yet the U-Net)
 //
 //===----------------------------------------------------------------------===//
 
@@ -147,8 +148,9 @@ static cl::opt<int64_t> ffnMult("ffn-mult",
 
 static cl::opt<std::string> dynamicDims(
     "dynamic",
-    cl::desc("batch: the batch dimension is dynamic, named B (mlp and cnn "
-             "so far); @train_step then works for every batch size"),
+    cl::desc("batch: the batch dimension is dynamic, named B (mlp, cnn and "
+             "transformer; not yet unet); @train_step then works for every "
+             "batch size"),
     cl::init(""), cl::cat(category));
 static cl::list<int64_t>
     runBatches("run-batches",
@@ -160,7 +162,7 @@ static cl::list<std::string>
     freeze("freeze",
            cl::desc("Freeze the parameters whose names start with one of "
                     "these comma-separated prefixes (e.g. w0,b0: the MLP's "
-                    "first layer; l0.: a transformer's first block): "
+                    "first layer; l0_: a transformer's first block): "
                     "@train_step returns them unchanged; their gradients are "
                     "still computed, and nobody uses them"),
            cl::CommaSeparated, cl::cat(category));

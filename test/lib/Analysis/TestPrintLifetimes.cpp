@@ -201,8 +201,9 @@ struct TestPrintLifetimesPass
 
   Option<bool> crossCheck{
       *this, "cross-check",
-      llvm::cl::desc("Check every interval against upstream mlir::Liveness and every "
-                     "alias against BufferViewFlowAnalysis"),
+      llvm::cl::desc(
+          "Check every interval against upstream mlir::Liveness and every "
+          "alias against BufferViewFlowAnalysis"),
       llvm::cl::init(false)};
 };
 } // namespace
