@@ -7,13 +7,43 @@
 #ifndef MEMPLAN_LIB_CONVERSION_ARENALOWERING_H
 #define MEMPLAN_LIB_CONVERSION_ARENALOWERING_H
 
+#include "memplan/IR/MemplanDialect.h"
 #include "memplan/IR/MemplanOps.h"
+
+#include "mlir/Interfaces/FunctionInterfaces.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 
 namespace mlir {
 namespace memplan {
+/// Drops, from every op and function argument under `root`, the discardable
+/// attributes whose value is a memplan attribute (`memplan.remat`,
+/// `memplan.lifetime`): only the planning passes read them, and what the
+/// arena conversions produce must parse without the memplan dialect (in
+/// mlir-runner, mlir-translate). The plain-valued ones (`memplan.budget`,
+/// `memplan.symbols`, ...) stay: anyone can parse them.
+inline void dropMemplanAttributes(Operation *root) {
+  auto isMemplan = [](NamedAttribute attr) {
+    return attr.getName().getValue().starts_with("memplan.") &&
+           llvm::isa<MemplanDialect>(attr.getValue().getDialect());
+  };
+  auto dropFrom = [&](Operation *op) {
+    SmallVector<StringAttr> names;
+    for (NamedAttribute attr : op->getDiscardableAttrs())
+      if (isMemplan(attr))
+        names.push_back(attr.getName());
+    for (StringAttr name : names)
+      op->removeDiscardableAttr(name);
+    if (auto func = dyn_cast<FunctionOpInterface>(op))
+      for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i)
+        for (NamedAttribute attr : func.getArgAttrs(i))
+          if (isMemplan(attr))
+            func.removeArgAttr(i, attr.getName());
+  };
+  root->walk(dropFrom);
+}
+
 /// Replaces `arena` by `buffer` (a memref of the arena's type): each
 /// memplan.view and memplan.dynamic_view becomes a memref.view of `buffer`
 /// at its byte offset; the arena op is erased.

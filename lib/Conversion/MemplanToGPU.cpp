@@ -68,6 +68,7 @@ struct ConvertMemplanToGPUPass
     for (func::FuncOp func : devices)
       if (failed(convertFunction(func, symbols)))
         return signalPassFailure();
+    dropMemplanAttributes(module);
   }
 
   /// The private declaration `name(args) -> memref<?xi8>` with the C

@@ -34,6 +34,7 @@ struct ConvertMemplanToMemRefPass
     for (ArenaOp arena : arenas)
       if (failed(convert(arena)))
         return signalPassFailure();
+    dropMemplanAttributes(getOperation());
   }
 
   static LogicalResult convert(ArenaOp arena) {

@@ -22,7 +22,9 @@ def ConvertMemplanToMemRefPass
     each `memplan.view`
     becomes a `memref.view` at its byte offset. The result lowers with
     upstream passes (for instance `finalize-memref-to-llvm`) and runs under
-    `mlir-runner`.
+    `mlir-runner`. Attributes whose value is a memplan attribute
+    (`memplan.remat`, `memplan.lifetime`) are dropped: only the planning
+    passes read them, and the result must parse without the memplan dialect.
 
     Rejections: `memplan.arena must be in the entry block of a function body`.
   }];
@@ -62,7 +64,9 @@ def ConvertMemplanToGPUPass
       the constant to the device on the first call and reuses that copy.
 
     After it, a device function touches no host memory except through the
-    runtime; kernels are made by `memplan-gpu-map-loops`.
+    runtime; kernels are made by `memplan-gpu-map-loops`. Attributes whose
+    value is a memplan attribute (`memplan.remat`, `memplan.lifetime`) are
+    dropped from the module, as by `convert-memplan-to-memref`.
 
     Rejections (located errors; the pass fails):
     - `memplan.arena in memory space S in a device function: the device
