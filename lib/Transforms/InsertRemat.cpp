@@ -26,6 +26,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/PassManager.h"
+#include "llvm/Support/Debug.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
@@ -42,6 +43,8 @@ namespace memplan {
 
 using namespace mlir;
 using namespace mlir::memplan;
+
+#define DEBUG_TYPE "memplan-insert-remat"
 
 /// Whether some backward node reads a forward node (a training step).
 /// Records the byte budget the function's packed arena must respect.
@@ -552,11 +555,16 @@ void InsertRematPass::recordDecisions(FunctionOpInterface func,
     if (node.backward || g.external[k] || node.bytes == 0 || !readByBackward[k])
       continue;
     Operation *root = g.chains[k].front();
+    ++(plan.recompute[k] ? numRecomputed : numKept);
     decisions.push_back(RematDecisionAttr::get(
         ctx, describeOp(root), static_cast<bool>(plan.recompute[k]),
         static_cast<int64_t>(node.bytes), APFloat(node.cost)));
   }
   double baseline = g.graph.totalCost();
+  LLVM_DEBUG(llvm::dbgs() << "memplan-insert-remat: @" << func.getName()
+                          << ": budget " << budget << ", " << decisions.size()
+                          << " decisions, cost " << plan.result.cost
+                          << " against " << baseline << "\n");
   MemplanDialect::RematAttrHelper(ctx).setAttr(
       func, RematAttr::get(ctx, std::max<int64_t>(0, budget),
                            APFloat(std::max(0.0, plan.result.cost - baseline)),
@@ -566,6 +574,7 @@ void InsertRematPass::recordDecisions(FunctionOpInterface func,
 std::optional<uint64_t> InsertRematPass::measureArena(FunctionOpInterface func,
                                                       const RematPlan &plan,
                                                       std::string &why) {
+  ++numMeasured;
   why = "unknown reason";
   // Diagnostics of the copy are not the user's: kept quiet, the first
   // error kept for the message.

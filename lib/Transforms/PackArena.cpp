@@ -30,6 +30,7 @@
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/CheckedArithmetic.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Debug.h"
 #include "llvm/Support/MathExtras.h"
 
 namespace mlir {
@@ -41,6 +42,8 @@ namespace memplan {
 
 using namespace mlir;
 using namespace mlir::memplan;
+
+#define DEBUG_TYPE "memplan-pack-arena"
 
 namespace {
 struct PackArenaPass : public memplan::impl::PackArenaPassBase<PackArenaPass> {
@@ -511,6 +514,18 @@ LogicalResult PackArenaPass::packSpace(FunctionOpInterface func,
       alloc.erase();
     }
   }
+  if (!planned.empty()) {
+    ++numArenas;
+    numPlanned += planned.size();
+    arenaBytes += result.arena;
+    lowerBoundBytes += result.lowerBound;
+  }
+  LLVM_DEBUG(llvm::dbgs() << "memplan-pack-arena: @" << func.getName() << ": "
+                          << planned.size() << " buffers, arena "
+                          << result.arena << " B, lower bound "
+                          << result.lowerBound << " B, "
+                          << (result.optimal ? "optimal" : "not proven")
+                          << ", work " << result.work << "\n");
   reports.push_back(std::move(report));
   return success();
 }

@@ -247,6 +247,17 @@ def PackArenaPass : Pass<"memplan-pack-arena", "::mlir::ModuleOp"> {
     Option<"evalOption", "eval", "std::string", /*default=*/"\"\"",
            "Points the report evaluates dynamic plans at: B=8,S=1024;B=1,S=16">,
   ];
+  // -mlir-pass-statistics (only with an LLVM built with statistics:
+  // Debian's LLVM 22 is not, and prints none; the JSON report carries the
+  // same numbers). Debug tracing: -debug-only=memplan-pack-arena, likewise
+  // only with an LLVM built with assertions.
+  let statistics = [
+    Statistic<"numArenas", "arenas", "Arenas created">,
+    Statistic<"numPlanned", "buffers-planned", "Buffers placed in arenas">,
+    Statistic<"arenaBytes", "arena-bytes", "Bytes of static arenas">,
+    Statistic<"lowerBoundBytes", "lower-bound-bytes",
+              "Peak live bytes of the planned buffers (static arenas)">
+  ];
   let dependentDialects = ["::mlir::memplan::MemplanDialect",
                            "::mlir::memref::MemRefDialect",
                            "::mlir::arith::ArithDialect",
@@ -494,6 +505,14 @@ def InsertRematPass : Pass<"memplan-insert-remat", "::mlir::ModuleOp"> {
     Option<"quiet", "quiet", "bool", /*default=*/"false",
            "check-arena: no progress lines (one per measured plan, at most "
            "one a second, printed to stderr only when it is a terminal)">,
+  ];
+  // As pack-arena's: printed only by an LLVM built with statistics.
+  let statistics = [
+    Statistic<"numRecomputed", "values-recomputed",
+              "Saved values the plans recompute">,
+    Statistic<"numKept", "values-kept", "Saved values the plans keep">,
+    Statistic<"numMeasured", "plans-measured",
+              "Plans measured on a bufferized, packed copy of the module">
   ];
   // check-arena bufferizes and packs a copy of the module.
   let dependentDialects = ["::mlir::memplan::MemplanDialect",
