@@ -376,7 +376,8 @@ public:
   explicit Unet(const UnetKnobs &k) : k(k) {}
 
   std::string validate() const override {
-    if (k.levels <= 0 || k.channels <= 0 || k.image <= 0 || k.batch <= 0 ||
+    if (k.levels <= 0 || k.channels <= 0 || k.image <= 0 ||
+        (k.batch <= 0 && k.batch != ShapedType::kDynamic) ||
         k.inChannels <= 0 || k.outChannels <= 0)
       return "unet: levels, channels, image, batch, in-channels and "
              "out-channels must be positive";
@@ -457,23 +458,31 @@ public:
     }
     ConvCache outCache;
     Value out = ops.conv(x, ps[next], ps[next + 1], outCache);
-    ArrayRef<int64_t> os = Emitter::shapeOf(out);
-    double count = double(os[0] * os[1] * os[2] * os[3]);
+    // The mean over N * H * W * C elements: 1 / count and 2 / count are
+    // constants, or (dynamic batch) computed at run time.
+    bool dynamic = ShapedType::isDynamic(k.batch);
+    auto perElement = [&](Value x, double numerator) {
+      if (dynamic)
+        return e.scaleBy(x, e.inverseCount(out, numerator));
+      ArrayRef<int64_t> os = Emitter::shapeOf(out);
+      double count = double(os[0] * os[1] * os[2] * os[3]);
+      return e.scale(x, numerator / count);
+    };
     Value diff =
         e.map({out, batch[1]}, [](OpBuilder &nb, Location nl, ValueRange a) {
           return arith::SubFOp::create(nb, nl, a[0], a[1]);
         });
-    Value loss = e.scale(
+    Value loss = perElement(
         e.sumAll(e.map({diff},
                        [](OpBuilder &nb, Location nl, ValueRange a) {
                          return arith::MulFOp::create(nb, nl, a[0], a[0]);
                        })),
-        1.0 / count);
+        1.0);
     if (!grads)
       return loss;
     grads->assign(ps.size(), Value());
-    Value dx = ops.convGrad(e.scale(diff, 2.0 / count), outCache,
-                            (*grads)[next], (*grads)[next + 1]);
+    Value dx = ops.convGrad(perElement(diff, 2.0), outCache, (*grads)[next],
+                            (*grads)[next + 1]);
     SmallVector<Value> dskips(k.levels);
     for (int64_t l = 0; l < k.levels; ++l) {
       Value dcat = blockGrad(dx, dec[l]);

@@ -34,6 +34,22 @@ Value Emitter::inverseRows(Value x) {
   return arith::DivFOp::create(b, loc, cst(1.0), rows);
 }
 
+Value Emitter::inverseCount(Value x, double numerator) {
+  ArrayRef<int64_t> shape = shapeOf(x);
+  int64_t rest = 1;
+  for (int64_t d : shape.drop_front())
+    rest *= d;
+  if (!ShapedType::isDynamic(shape[0]))
+    return cst(numerator / double(shape[0] * rest));
+  Value size = sizesFromInputs ? tensor::DimOp::create(b, loc, x, 0).getResult()
+                               : dynamicSize;
+  Value elements = arith::MulIOp::create(
+      b, loc, size, arith::ConstantIndexOp::create(b, loc, rest));
+  Value count = arith::IndexCastOp::create(b, loc, b.getI64Type(), elements);
+  Value total = arith::SIToFPOp::create(b, loc, ft, count);
+  return arith::DivFOp::create(b, loc, cst(numerator), total);
+}
+
 Value Emitter::full(ArrayRef<int64_t> shape, double value) {
   return linalg::FillOp::create(b, loc, cst(value), empty(shape)).getResult(0);
 }
@@ -198,6 +214,12 @@ Value Emitter::add(Value x, Value y) {
 Value Emitter::scale(Value x, double s) {
   return map({x}, [this, s](OpBuilder &nb, Location nl, ValueRange args) {
     return arith::MulFOp::create(nb, nl, args[0], cst(nb, s));
+  });
+}
+
+Value Emitter::scaleBy(Value x, Value s) {
+  return map({x}, [s](OpBuilder &nb, Location nl, ValueRange args) -> Value {
+    return arith::MulFOp::create(nb, nl, args[0], s);
   });
 }
 

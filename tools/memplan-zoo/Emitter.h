@@ -57,6 +57,10 @@ public:
   /// computed at run time for a dynamic one (from `dynamicSize`, or from
   /// `x` itself with sizesFromInputs).
   Value inverseRows(Value x);
+  /// numerator / (the number of elements of `x`), as a float: a constant
+  /// for a static shape, computed at run time when dimension 0 is dynamic
+  /// (from `dynamicSize`; the other dimensions must be static).
+  Value inverseCount(Value x, double numerator);
   Value full(ArrayRef<int64_t> shape, double value);
   /// The sizes of a generic's dynamic output dimensions (see
   /// sizesFromInputs).
@@ -102,6 +106,8 @@ public:
   static Value addWhereIndexIs(OpBuilder &nb, Location nl, unsigned dim,
                                Value id, Value value, Value acc);
   Value scale(Value x, double s);
+  /// x * s elementwise, `s` a float scalar value.
+  Value scaleBy(Value x, Value s);
 
   AffineMap idMap(unsigned n) const;
   AffineMap dimsMap(unsigned n, ArrayRef<unsigned> dims) const;

@@ -31,8 +31,7 @@
 //   --dynamic=batch   the batch dimension is dynamic (`tensor<?x...>`, the
 //                     symbol `B` of docs/Lifetimes.md); with --main=run,
 //                     @main runs the step at each of --run-batches, sizes
-//                     chosen at run time (mlp, cnn and transformer; not
-//                     yet the U-Net)
+//                     chosen at run time (every model)
 //
 //===----------------------------------------------------------------------===//
 
@@ -148,9 +147,8 @@ static cl::opt<int64_t> ffnMult("ffn-mult",
 
 static cl::opt<std::string> dynamicDims(
     "dynamic",
-    cl::desc("batch: the batch dimension is dynamic, named B (mlp, cnn and "
-             "transformer; not yet unet); @train_step then works for every "
-             "batch size"),
+    cl::desc("batch: the batch dimension is dynamic, named B (every model); "
+             "@train_step then works for every batch size"),
     cl::init(""), cl::cat(category));
 static cl::list<int64_t>
     runBatches("run-batches",
@@ -743,10 +741,6 @@ int main(int argc, char **argv) {
   if (!dynamicDims.empty() && dynamicDims != "batch")
     fail("unknown --dynamic '" + dynamicDims + "' (expected batch)");
   bool dynamic = dynamicDims == "batch";
-  if (dynamic && modelName != "mlp" && modelName != "cnn" &&
-      modelName != "transformer")
-    fail("--dynamic=batch supports --model=mlp, cnn and transformer only so "
-         "far");
   if (dynamic && targetName == "nvvm")
     fail("--dynamic=batch needs --target=cpu: memplan's device lowering "
          "supports static shapes only");
@@ -778,10 +772,11 @@ int main(int argc, char **argv) {
                orDefault(inChannels, 3)};
     model = makeCnn(k);
   } else if (modelName == "unet") {
+    defaultBatch = orDefault(batch, 1);
     UnetKnobs k{levels,
                 orDefault(channels, 2),
                 image,
-                orDefault(batch, 1),
+                dynamic ? ShapedType::kDynamic : defaultBatch,
                 orDefault(inChannels, 1),
                 outChannels};
     model = makeUnet(k);
