@@ -61,18 +61,31 @@ static bool writes(Operation *op) {
              tensor::FromElementsOp, tensor::SplatOp>(op);
 }
 
+Operation *FunctionRematGraph::findControlFlow(FunctionOpInterface func,
+                                               bool &multiBlock) {
+  Region &body = func.getFunctionBody();
+  multiBlock = !body.hasOneBlock();
+  if (multiBlock)
+    return nullptr;
+  for (Operation &op : body.front())
+    if (isa<RegionBranchOpInterface>(op))
+      return &op;
+  return nullptr;
+}
+
 FailureOr<FunctionRematGraph>
 FunctionRematGraph::build(FunctionOpInterface func,
                           const llvm::StringMap<uint64_t> &extraBounds) {
-  Region &body = func.getFunctionBody();
-  if (!body.hasOneBlock())
+  bool multiBlock = false;
+  Operation *branching = findControlFlow(func, multiBlock);
+  if (multiBlock)
     return func.emitError(
         "memplan-insert-remat supports single-block functions");
-  for (Operation &op : body.front())
-    if (isa<RegionBranchOpInterface>(op))
-      return op.emitError("memplan-insert-remat supports straight-line "
-                          "functions only, found '")
-             << op.getName() << "'";
+  if (branching)
+    return branching->emitError("memplan-insert-remat supports straight-line "
+                                "functions only, found '")
+           << branching->getName() << "'";
+  Region &body = func.getFunctionBody();
   FailureOr<FunctionLifetimes> lifetimes =
       FunctionLifetimes::analyze(func, /*allowDynamicShapes=*/true);
   if (failed(lifetimes))

@@ -142,6 +142,19 @@ struct InsertRematPass
     });
     if (unplanned.wasInterrupted())
       return signalPassFailure();
+    // With the budget policy, a function with control flow (a driver
+    // looping over steps, say) is not rewritten: its budget is recorded
+    // and checked on its packed arena like any other function's (with
+    // check-arena, measured below, after the other functions).
+    SmallVector<FunctionOpInterface> branching;
+    if (options.policy == RematPolicy::Budget && budget > 0)
+      llvm::erase_if(funcs, [&](FunctionOpInterface f) {
+        bool multiBlock = false;
+        if (!FunctionRematGraph::findControlFlow(f, multiBlock) && !multiBlock)
+          return false;
+        branching.push_back(f);
+        return true;
+      });
     exported = 0;
     if (!exportGraph.empty())
       for (FunctionOpInterface func : funcs) {
@@ -154,8 +167,38 @@ struct InsertRematPass
     bool anyFailed = false;
     for (FunctionOpInterface func : funcs)
       anyFailed |= failed(rewrite(func, options));
+    for (FunctionOpInterface func : branching)
+      anyFailed |= failed(keepBudgetWithoutRemat(func));
     if (anyFailed)
       return signalPassFailure();
+  }
+
+  /// A function with control flow under the budget policy: records the
+  /// budget; with check-arena, measures its arena and refuses a budget
+  /// below it. A copy that cannot be measured (another function of the
+  /// module fails to pack, say) leaves the check to the verifier.
+  LogicalResult keepBudgetWithoutRemat(FunctionOpInterface f) {
+    setBudget(f, budget);
+    if (!checkArena)
+      return success();
+    std::string why;
+    std::optional<uint64_t> arena = measureArena(f, nullptr, why);
+    if (!arena || *arena <= static_cast<uint64_t>(budget))
+      return success();
+    bool multiBlock = false;
+    Operation *op = FunctionRematGraph::findControlFlow(f, multiBlock);
+    InFlightDiagnostic diag = f.emitError("the budget of ")
+                              << static_cast<int64_t>(budget)
+                              << " bytes is infeasible for @" << f.getName()
+                              << ": its arena is " << *arena
+                              << " bytes, and memplan-insert-remat does not "
+                                 "rewrite functions with control flow (";
+    if (op)
+      diag << "'" << op->getName() << "'";
+    else
+      diag << "several blocks";
+    diag << ")";
+    return failure();
   }
 
   LogicalResult rewrite(FunctionOpInterface func, const RematOptions &options);
@@ -189,7 +232,7 @@ struct InsertRematPass
   /// module); std::nullopt, with the copy's first error in `why`, when the
   /// copy cannot be rewritten, bufferized or packed.
   std::optional<uint64_t> measureArena(FunctionOpInterface func,
-                                       const RematPlan &plan, std::string &why);
+                                       const RematPlan *plan, std::string &why);
 };
 } // namespace
 
@@ -324,7 +367,7 @@ LogicalResult InsertRematPass::rewrite(FunctionOpInterface func,
     auto fitsAt = [&](size_t k) -> std::optional<bool> {
       if (measuredArena[k])
         return *measuredArena[k] <= uint64_t(budget);
-      std::optional<uint64_t> arena = measureArena(func, order[k], why);
+      std::optional<uint64_t> arena = measureArena(func, &order[k], why);
       if (!arena)
         return std::nullopt;
       measuredArena[k] = *arena;
@@ -504,7 +547,7 @@ LogicalResult InsertRematPass::rewriteWithSolver(FunctionOpInterface func,
       break;
     }
     std::string why;
-    std::optional<uint64_t> arena = measureArena(func, **plan, why);
+    std::optional<uint64_t> arena = measureArena(func, &**plan, why);
     if (!arena)
       return func.emitError("memplan-insert-remat could not bufferize and "
                             "pack a copy of the module to check the budget: ")
@@ -572,7 +615,7 @@ void InsertRematPass::recordDecisions(FunctionOpInterface func,
 }
 
 std::optional<uint64_t> InsertRematPass::measureArena(FunctionOpInterface func,
-                                                      const RematPlan &plan,
+                                                      const RematPlan *plan,
                                                       std::string &why) {
   ++numMeasured;
   why = "unknown reason";
@@ -592,13 +635,14 @@ std::optional<uint64_t> InsertRematPass::measureArena(FunctionOpInterface func,
       SymbolTable::lookupSymbolIn(*copy, func.getName()));
   if (!copyFunc)
     return std::nullopt;
-  FailureOr<FunctionRematGraph> g =
-      FunctionRematGraph::build(copyFunc, symbolBounds);
-  if (failed(g))
-    return std::nullopt;
-  {
+  // Without a plan: the function as it is.
+  if (plan) {
+    FailureOr<FunctionRematGraph> g =
+        FunctionRematGraph::build(copyFunc, symbolBounds);
+    if (failed(g))
+      return std::nullopt;
     ScopedDiagnosticHandler quiet(copy->getContext(), record);
-    if (failed(apply(copyFunc, *g, plan)))
+    if (failed(apply(copyFunc, *g, *plan)))
       return std::nullopt;
   }
   PassManager pm(copy->getContext(), ModuleOp::getOperationName());

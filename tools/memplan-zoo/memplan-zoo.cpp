@@ -31,7 +31,9 @@
 //   --dynamic=batch   the batch dimension is dynamic (`tensor<?x...>`, the
 //                     symbol `B` of docs/Lifetimes.md); with --main=run,
 //                     @main runs the step at each of --run-batches, sizes
-//                     chosen at run time (every model)
+//                     chosen at run time (every model); with
+//                     MEMPLAN_BATCH=N in its environment, @main runs the
+//                     step once at N instead
 //
 //===----------------------------------------------------------------------===//
 
@@ -153,7 +155,9 @@ static cl::opt<std::string> dynamicDims(
 static cl::list<int64_t>
     runBatches("run-batches",
                cl::desc("--dynamic=batch with --main: the batch sizes @main "
-                        "runs at, in order (default: --batch)"),
+                        "runs at, in order (default: --batch); with "
+                        "--main=run, MEMPLAN_BATCH=N in the environment at "
+                        "run time runs the step once at N instead"),
                cl::CommaSeparated, cl::cat(category));
 
 static cl::list<std::string>
@@ -616,6 +620,104 @@ struct ModuleBuilder {
                          ValueRange{});
   }
 
+  static constexpr int64_t kMaxRunBatch = int64_t(1) << 20;
+  static constexpr StringLiteral kBatchError =
+      "error: MEMPLAN_BATCH must be an integer from 1 to 1048576\n";
+  /// MEMPLAN_BATCH from the environment as an index: 0 when unset; a
+  /// value that is not a positive integer stops the program with a message
+  /// on stderr and exit status 2.
+  Value batchFromEnvironment(OpBuilder &b) {
+    MLIRContext *c = b.getContext();
+    auto ptr = LLVM::LLVMPointerType::get(c);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(module.getBody());
+      auto string = [&](StringRef symbol, StringRef text) {
+        auto type = LLVM::LLVMArrayType::get(b.getI8Type(), text.size());
+        LLVM::GlobalOp::create(b, loc, type, /*isConstant=*/true,
+                               LLVM::Linkage::Internal, symbol,
+                               b.getStringAttr(text));
+      };
+      string("__memplan_batch_name", StringRef("MEMPLAN_BATCH\0", 14));
+      string("__memplan_batch_error", kBatchError);
+      func::FuncOp::create(
+          b, loc, "write",
+          b.getFunctionType({b.getI32Type(), ptr, b.getI64Type()},
+                            {b.getI64Type()}))
+          .setPrivate();
+      func::FuncOp::create(b, loc, "exit",
+                           b.getFunctionType({b.getI32Type()}, {}))
+          .setPrivate();
+      func::FuncOp::create(b, loc, "getenv", b.getFunctionType({ptr}, {ptr}))
+          .setPrivate();
+      func::FuncOp::create(
+          b, loc, "strtoll",
+          b.getFunctionType({ptr, ptr, b.getI32Type()}, {b.getI64Type()}))
+          .setPrivate();
+    }
+    Value name = LLVM::AddressOfOp::create(b, loc, ptr, "__memplan_batch_name");
+    Value text = func::CallOp::create(b, loc, "getenv", TypeRange{ptr}, name)
+                     .getResult(0);
+    Value null = LLVM::ZeroOp::create(b, loc, ptr);
+    Value unset =
+        LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq, text, null);
+    auto ifOp = scf::IfOp::create(b, loc, b.getIndexType(), unset,
+                                  /*withElseRegion=*/true);
+    {
+      OpBuilder tb = ifOp.getThenBodyBuilder();
+      scf::YieldOp::create(tb, loc, index(tb, 0));
+      OpBuilder eb = ifOp.getElseBodyBuilder();
+      // strtoll(text, &end, 10); the whole text must be read.
+      Value one = LLVM::ConstantOp::create(eb, loc, eb.getI64Type(), 1);
+      Value endSlot = LLVM::AllocaOp::create(eb, loc, ptr, ptr, one);
+      Value ten = LLVM::ConstantOp::create(eb, loc, eb.getI32Type(), 10);
+      Value value =
+          func::CallOp::create(eb, loc, "strtoll", TypeRange{eb.getI64Type()},
+                               ValueRange{text, endSlot, ten})
+              .getResult(0);
+      Value end = LLVM::LoadOp::create(eb, loc, ptr, endSlot);
+      Value last = LLVM::LoadOp::create(eb, loc, eb.getI8Type(), end);
+      Value zero8 = LLVM::ConstantOp::create(eb, loc, eb.getI8Type(), 0);
+      Value readAll =
+          LLVM::ICmpOp::create(eb, loc, LLVM::ICmpPredicate::eq, last, zero8);
+      Value nonEmpty =
+          LLVM::ICmpOp::create(eb, loc, LLVM::ICmpPredicate::ne, end, text);
+      Value positive = arith::CmpIOp::create(
+          eb, loc, arith::CmpIPredicate::sgt, value,
+          arith::ConstantIntOp::create(eb, loc, eb.getI64Type(), 0));
+      Value small = arith::CmpIOp::create(
+          eb, loc, arith::CmpIPredicate::sle, value,
+          arith::ConstantIntOp::create(eb, loc, eb.getI64Type(), kMaxRunBatch));
+      Value ok = arith::AndIOp::create(
+          eb, loc, arith::AndIOp::create(eb, loc, readAll, nonEmpty),
+          arith::AndIOp::create(eb, loc, positive, small));
+      // Otherwise: the message on stderr and exit status 2.
+      Value bad = arith::XOrIOp::create(
+          eb, loc, ok, arith::ConstantIntOp::create(eb, loc, 1, 1));
+      auto fail = scf::IfOp::create(eb, loc, bad, /*withElseRegion=*/false);
+      {
+        OpBuilder fb = fail.getThenBodyBuilder();
+        Value message =
+            LLVM::AddressOfOp::create(fb, loc, ptr, "__memplan_batch_error");
+        func::CallOp::create(
+            fb, loc, "write", TypeRange{fb.getI64Type()},
+            ValueRange{
+                arith::ConstantIntOp::create(fb, loc, fb.getI32Type(), 2),
+                message,
+                arith::ConstantIntOp::create(fb, loc, fb.getI64Type(),
+                                             kBatchError.size())});
+        func::CallOp::create(fb, loc, "exit", TypeRange{},
+                             ValueRange{arith::ConstantIntOp::create(
+                                 fb, loc, fb.getI32Type(), 2)});
+      }
+      scf::YieldOp::create(
+          eb, loc,
+          arith::IndexCastOp::create(eb, loc, eb.getIndexType(), value)
+              .getResult());
+    }
+    return ifOp.getResult(0);
+  }
+
   void mainFunction(bool gradcheck) {
     pseudo();
     OpBuilder b(&ctx);
@@ -642,29 +744,58 @@ struct ModuleBuilder {
     SmallVector<int64_t> sizes(runBatches.begin(), runBatches.end());
     if (sizes.empty())
       sizes.push_back(defaultBatch);
+    // A dynamic step run by --main=run takes its batch size from the
+    // environment when MEMPLAN_BATCH is set: one compiled program, any size.
+    Value fromEnvironment;
+    if (dynamicBatch() && !gradcheck)
+      fromEnvironment = batchFromEnvironment(b);
     if (dynamicBatch())
       runBatch = index(b, sizes.front());
-    SmallVector<Value> args = makeBatch(b);
-    size_t nb = args.size();
-    llvm::append_range(args, makeParams(b));
     SmallVector<Type> stepResults{lossType()};
     llvm::append_range(stepResults, paramTypes());
+    // The batch at `runBatch`, then the parameters: made after the first
+    // batch of a region, shared by the later ones (`params`).
+    auto argsAtRunBatch = [&](OpBuilder &ib, size_t &nb,
+                              SmallVector<Value> &params) {
+      SmallVector<Value> args = makeBatch(ib);
+      nb = args.size();
+      if (params.empty())
+        params = makeParams(ib);
+      llvm::append_range(args, params);
+      return args;
+    };
+    SmallVector<Value> params;
     if (!gradcheck) {
+      size_t nb = 0;
       if (device) {
+        SmallVector<Value> args = argsAtRunBatch(b, nb, params);
         runOnDevice(b, args, nb);
-      } else {
+      } else if (!fromEnvironment) {
+        SmallVector<Value> args = argsAtRunBatch(b, nb, params);
         runOnHost(b, args, nb);
-        // The same step, compiled once, at the other batch sizes.
-        for (int64_t size : ArrayRef<int64_t>(sizes).drop_front()) {
-          runBatch = index(b, size);
-          SmallVector<Value> more = makeBatch(b);
-          llvm::append_range(more, ArrayRef<Value>(args).drop_front(nb));
-          runOnHost(b, more, nb);
+      } else {
+        Value given = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt,
+                                            fromEnvironment, index(b, 0));
+        auto choice = scf::IfOp::create(b, loc, given, /*withElse=*/true);
+        // MEMPLAN_BATCH=N: the step at N.
+        OpBuilder tb = choice.getThenBodyBuilder();
+        runBatch = fromEnvironment;
+        SmallVector<Value> args = argsAtRunBatch(tb, nb, params);
+        runOnHost(tb, args, nb);
+        // Otherwise the step at each of --run-batches in turn, compiled once.
+        OpBuilder eb = choice.getElseBodyBuilder();
+        SmallVector<Value> elseParams;
+        for (int64_t size : sizes) {
+          runBatch = index(eb, size);
+          SmallVector<Value> more = argsAtRunBatch(eb, nb, elseParams);
+          runOnHost(eb, more, nb);
         }
       }
       func::ReturnOp::create(b, loc);
       return;
     }
+    size_t nb = 0;
+    SmallVector<Value> args = argsAtRunBatch(b, nb, params);
     Emitter e(b, loc, ft);
     auto grads =
         func::CallOp::create(b, loc, "loss_and_grads", stepResults, args);

@@ -57,6 +57,11 @@ struct FunctionRematGraph {
   static FailureOr<FunctionRematGraph>
   build(FunctionOpInterface func,
         const llvm::StringMap<uint64_t> &extraBounds = {});
+  /// The first op that makes `func` other than straight-line code (an op
+  /// with regions that branch among them, such as scf.if or scf.for), or
+  /// null; `multiBlock` is set when its body has several blocks. build()
+  /// refuses such functions.
+  static Operation *findControlFlow(FunctionOpInterface func, bool &multiBlock);
 };
 
 } // namespace memplan

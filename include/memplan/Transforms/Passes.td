@@ -371,6 +371,15 @@ def InsertRematPass : Pass<"memplan-insert-remat", "::mlir::ModuleOp"> {
     - with a budget, the function gets `memplan.budget = <bytes>`, which
       `--memplan-verify-plan` checks against the packed arena.
 
+    With the budget policy, a function with control flow (an op with
+    branching regions such as `scf.if`/`scf.for`, or several blocks: a
+    driver, say) is not rewritten: it gets the budget, which the verifier
+    checks on its arena; with `check-arena` it is measured here and a budget
+    below its arena is refused (`the budget of N bytes is infeasible for @f:
+    its arena is M bytes, and memplan-insert-remat does not rewrite
+    functions with control flow ('scf.if')`). Other policies refuse such a
+    function.
+
     Policies: keep-all, recompute-all, every-n (`every`), cost-threshold
     (`threshold`), sqrt, budget (the default with a budget: the first plan of
     a budget-independent sequence of multi-level schedules whose peak fits),
