@@ -48,6 +48,9 @@ void mlir::memplan::buildLowerToLLVMPipeline(OpPassManager &pm) {
   pm.addPass(createConvertLinalgToLoopsPass());
   pm.addNestedPass<func::FuncOp>(vector::createLowerVectorMaskPass());
   pm.addPass(createConvertVectorToSCFPass());
+  // Upstream's expand-strided-metadata crashes on an expand_shape with two
+  // dynamic sizes in one group (LLVM 22): those become reinterpret_casts.
+  pm.addPass(createLowerDynamicExpandShapePass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createSCFToControlFlowPass());
@@ -84,6 +87,9 @@ void mlir::memplan::buildLowerToNVVMPipeline(
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(createConvertNVVMToLLVMPass());
   pm.addPass(createConvertFuncToLLVMPass());
+  // Upstream's expand-strided-metadata crashes on an expand_shape with two
+  // dynamic sizes in one group (LLVM 22): those become reinterpret_casts.
+  pm.addPass(createLowerDynamicExpandShapePass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   GpuNVVMAttachTargetOptions target;
   target.chip = options.chip;

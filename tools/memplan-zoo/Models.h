@@ -50,6 +50,9 @@ struct MlpKnobs {
 struct TransformerKnobs {
   int64_t layers = 1, dModel = 8, heads = 2, seq = 4, batch = 2, vocab = 11,
           ffnMult = 4;
+  /// The sequence length is dynamic (the symbol S, at most `seq`: the
+  /// positional table's rows); needs a dynamic batch.
+  bool dynamicSeq = false;
 };
 
 struct CnnKnobs {

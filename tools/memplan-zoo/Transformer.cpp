@@ -40,6 +40,8 @@ public:
   explicit Transformer(const TransformerKnobs &k) : k(k) {}
 
   std::string validate() const override {
+    if (k.dynamicSeq && !ShapedType::isDynamic(k.batch))
+      return "transformer: a dynamic sequence needs a dynamic batch";
     if (k.layers <= 0 || k.dModel <= 0 || k.heads <= 0 || k.seq <= 0 ||
         (k.batch <= 0 && k.batch != ShapedType::kDynamic) || k.vocab <= 0 ||
         k.ffnMult <= 0)
@@ -52,8 +54,8 @@ public:
   }
 
   SmallVector<BatchInput> batch() const override {
-    return {{BatchInput::Tokens, {k.batch, k.seq}, k.vocab},
-            {BatchInput::Tokens, {k.batch, k.seq}, k.vocab}};
+    return {{BatchInput::Tokens, {k.batch, seqDim()}, k.vocab},
+            {BatchInput::Tokens, {k.batch, seqDim()}, k.vocab}};
   }
 
   SmallVector<Param> params() const override {
@@ -86,6 +88,11 @@ public:
 
 private:
   static constexpr unsigned kPerLayer = 12;
+  /// The sequence dimension of tensor types: dynamic with --dynamic=...,seq.
+  int64_t seqDim() const { return k.dynamicSeq ? ShapedType::kDynamic : k.seq; }
+  /// The run-time sequence length S (dimension 1 of the tokens) while a
+  /// dynamic-sequence step is emitted.
+  mutable Value seqSize;
   /// What a block's backward pass reads of its forward pass.
   struct BlockCache {
     LayerNormCache ln1, ln2;
@@ -156,17 +163,19 @@ Value Transformer::splitTokens(Emitter &e, Value x, ArrayRef<int64_t> shape,
   auto type = RankedTensorType::get(shape, e.ft);
   if (!ShapedType::isDynamic(k.batch))
     return tensor::ExpandShapeOp::create(e.b, e.loc, type, x, groups);
+  // Dynamic sizes: the batch first, then the sequence.
   SmallVector<OpFoldResult> sizes;
-  for (int64_t size : shape)
-    sizes.push_back(ShapedType::isDynamic(size)
-                        ? OpFoldResult(e.dynamicSize)
-                        : OpFoldResult(e.b.getIndexAttr(size)));
+  for (auto [d, size] : llvm::enumerate(shape))
+    sizes.push_back(!ShapedType::isDynamic(size)
+                        ? OpFoldResult(e.b.getIndexAttr(size))
+                    : d == 0 ? OpFoldResult(e.dynamicSize)
+                             : OpFoldResult(seqSize));
   return tensor::ExpandShapeOp::create(e.b, e.loc, type, x, groups, sizes);
 }
 
 Value Transformer::toHeads(Emitter &e, Value x) const {
   int64_t hd = k.dModel / k.heads;
-  return splitTokens(e, x, {k.batch, k.seq, k.heads, hd}, {{0, 1}, {2, 3}});
+  return splitTokens(e, x, {k.batch, seqDim(), k.heads, hd}, {{0, 1}, {2, 3}});
 }
 
 Value Transformer::fromHeads(Emitter &e, Value x) const {
@@ -239,7 +248,7 @@ static Value fma(OpBuilder &nb, Location nl, ValueRange a) {
 Value Transformer::embed(Emitter &e, Value ids, Value emb, Value pos) const {
   Value x3 = e.generic(
       {ids, pos}, {e.dimsMap(3, {0, 1}), e.dimsMap(3, {1, 2})},
-      {k.batch, k.seq, k.dModel}, e.idMap(3), e.iters(3, 3),
+      {k.batch, seqDim(), k.dModel}, e.idMap(3), e.iters(3, 3),
       [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
         Value row = arith::IndexCastOp::create(nb, nl, nb.getIndexType(), a[0]);
         Value col = linalg::IndexOp::create(nb, nl, 2);
@@ -260,7 +269,7 @@ Value Transformer::attentionForward(Emitter &e, Value x, ValueRange lp,
   // Scores over loops (b, h, i, j, e).
   Value scores = e.generic(
       {c.q4, c.k4}, {e.dimsMap(5, {0, 2, 1, 4}), e.dimsMap(5, {0, 3, 1, 4})},
-      {k.batch, k.heads, k.seq, k.seq}, e.dimsMap(5, {0, 1, 2, 3}),
+      {k.batch, k.heads, seqDim(), seqDim()}, e.dimsMap(5, {0, 1, 2, 3}),
       e.iters(5, 4), fma, 0.0);
   Value masked =
       e.map({scores}, [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
@@ -461,14 +470,23 @@ Value Transformer::blockBackward(Emitter &e, Value dx, ValueRange lp, Value *lg,
 void Transformer::embedBackward(Emitter &e, Value dx, Value idsFlat,
                                 Value &demb, Value &dpos) const {
   int64_t d = k.dModel;
-  Value dx3 = splitTokens(e, dx, {k.batch, k.seq, d}, {{0, 1}, {2}});
+  Value dx3 = splitTokens(e, dx, {k.batch, seqDim(), d}, {{0, 1}, {2}});
   dpos = e.generic(
-      {dx3}, {e.dimsMap(3, {2, 0, 1})}, {k.seq, d}, e.dimsMap(3, {0, 1}),
+      {dx3}, {e.dimsMap(3, {2, 0, 1})}, {seqDim(), d}, e.dimsMap(3, {0, 1}),
       e.iters(3, 2),
       [](OpBuilder &nb, Location nl, ValueRange a) -> Value {
         return arith::AddFOp::create(nb, nl, a[1], a[0]);
       },
       0.0);
+  // A dynamic sequence used the table's first S rows: the others get 0.
+  if (k.dynamicSeq) {
+    Value zeros = e.full({k.seq, d}, 0.0);
+    SmallVector<OpFoldResult> offsets(2, e.b.getIndexAttr(0)),
+        strides(2, e.b.getIndexAttr(1));
+    SmallVector<OpFoldResult> sizes{seqSize, e.b.getIndexAttr(d)};
+    dpos = tensor::InsertSliceOp::create(e.b, e.loc, dpos, zeros, offsets,
+                                         sizes, strides);
+  }
   // demb[v, d] = sum_n [ids[n] == v] dx[n, d], loops (v, d, n).
   demb = e.generic(
       {idsFlat, dx}, {e.dimsMap(3, {2}), e.dimsMap(3, {2, 1})}, {k.vocab, d},
@@ -492,7 +510,20 @@ Value Transformer::emit(Emitter &e, ValueRange batch, ValueRange ps,
   };
   Value idsFlat = collapse2(ids), targetsFlat = collapse2(targets);
 
-  Value x = embed(e, ids, ps[0], ps[1]);
+  Value pos = ps[1];
+  if (k.dynamicSeq) {
+    // The first S rows of the positional table (S <= its rows: the
+    // function's memplan.bounds).
+    seqSize = tensor::DimOp::create(e.b, e.loc, ids, 1);
+    SmallVector<OpFoldResult> offsets(2, e.b.getIndexAttr(0)),
+        strides(2, e.b.getIndexAttr(1));
+    SmallVector<OpFoldResult> sizes{seqSize, e.b.getIndexAttr(k.dModel)};
+    pos = tensor::ExtractSliceOp::create(
+        e.b, e.loc,
+        RankedTensorType::get({ShapedType::kDynamic, k.dModel}, e.ft), pos,
+        offsets, sizes, strides);
+  }
+  Value x = embed(e, ids, ps[0], pos);
   SmallVector<BlockCache> caches(k.layers);
   for (int64_t l = 0; l < k.layers; ++l)
     x = blockForward(e, x, ps.slice(2 + l * kPerLayer, kPerLayer), caches[l]);

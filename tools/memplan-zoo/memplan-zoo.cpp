@@ -191,7 +191,12 @@ struct ModuleBuilder {
   /// The batch @main runs at when --run-batches is not given.
   int64_t defaultBatch = 4;
 
-  bool dynamicBatch() const { return dynamicDims == "batch"; }
+  bool dynamicBatch() const {
+    return dynamicDims == "batch" || dynamicDims == "batch,seq";
+  }
+  /// The transformer's sequence length is dynamic too (S, dimension 1 of
+  /// the tokens, bounded by --seq).
+  bool dynamicSeq() const { return dynamicDims == "batch,seq"; }
 
   SmallVector<Type> batchTypes() {
     SmallVector<Type> types;
@@ -233,6 +238,12 @@ struct ModuleBuilder {
       auto first = cast<RankedTensorType>(args.front());
       SmallVector<Attribute> names(first.getRank(), b.getStringAttr(""));
       names[0] = b.getStringAttr("B");
+      // The sequence: at most the positional table's --seq rows.
+      if (dynamicSeq()) {
+        names[1] = b.getStringAttr("S");
+        func->setAttr("memplan.bounds", b.getDictionaryAttr(b.getNamedAttr(
+                                            "S", b.getI64IntegerAttr(seq))));
+      }
       func.setArgAttr(0, "memplan.symbols", b.getArrayAttr(names));
       e.dynamicSize = tensor::DimOp::create(b, loc, entry->getArgument(0), 0);
     }
@@ -374,13 +385,19 @@ struct ModuleBuilder {
   }
 
   /// The linear index of the current element of a generic over `shape`
-  /// (only dimension 0 may be dynamic: its size does not enter).
-  static Value linearIndex(OpBuilder &b, Location l, ArrayRef<int64_t> shape) {
+  /// (dimension 0's size does not enter; a later dynamic dimension is the
+  /// sequence, `runSeq`).
+  Value linearIndex(OpBuilder &b, Location l, ArrayRef<int64_t> shape) {
     Value lin = arith::ConstantIndexOp::create(b, l, 0);
     for (unsigned d = 0; d < shape.size(); ++d) {
-      int64_t size = ShapedType::isDynamic(shape[d]) ? 1 : shape[d];
-      Value scaled = arith::MulIOp::create(
-          b, l, lin, arith::ConstantIndexOp::create(b, l, size));
+      Value size;
+      if (!ShapedType::isDynamic(shape[d]))
+        size = arith::ConstantIndexOp::create(b, l, shape[d]);
+      else if (d == 0)
+        size = arith::ConstantIndexOp::create(b, l, 1);
+      else
+        size = runSeq;
+      Value scaled = arith::MulIOp::create(b, l, lin, size);
       lin =
           arith::AddIOp::create(b, l, scaled, linalg::IndexOp::create(b, l, d));
     }
@@ -389,13 +406,17 @@ struct ModuleBuilder {
 
   /// The batch size @main runs the step at (--dynamic=batch).
   Value runBatch;
+  /// The sequence length @main runs the step at (--dynamic=batch,seq).
+  Value runSeq;
 
   /// A tensor of `elem` produced element by element by `body(lin, idx...)`;
   /// dynamic dimensions are `runBatch`.
   Value generate(OpBuilder &b, ArrayRef<int64_t> shape, Type elem,
                  function_ref<Value(OpBuilder &, Location, Value)> body) {
-    SmallVector<Value> sizes(llvm::count(shape, ShapedType::kDynamic),
-                             runBatch);
+    SmallVector<Value> sizes;
+    for (auto [d, size] : llvm::enumerate(shape))
+      if (ShapedType::isDynamic(size))
+        sizes.push_back(d == 0 ? runBatch : runSeq);
     Value out = tensor::EmptyOp::create(b, loc, shape, elem, sizes);
     unsigned n = shape.size();
     SmallVector<utils::IteratorType> iters(n, utils::IteratorType::parallel);
@@ -621,14 +642,17 @@ struct ModuleBuilder {
   }
 
   static constexpr int64_t kMaxRunBatch = int64_t(1) << 20;
-  static constexpr StringLiteral kBatchError =
-      "error: MEMPLAN_BATCH must be an integer from 1 to 1048576\n";
-  /// MEMPLAN_BATCH from the environment as an index: 0 when unset; a
-  /// value that is not a positive integer stops the program with a message
-  /// on stderr and exit status 2.
-  Value batchFromEnvironment(OpBuilder &b) {
+  /// The environment variable `var` (MEMPLAN_BATCH, MEMPLAN_SEQ) as an
+  /// index: 0 when unset; a value that is not an integer from 1 to `max`
+  /// stops the program with a message on stderr and exit status 2.
+  Value sizeFromEnvironment(OpBuilder &b, StringRef var, int64_t max) {
     MLIRContext *c = b.getContext();
     auto ptr = LLVM::LLVMPointerType::get(c);
+    std::string nameSymbol = ("__memplan_" + var + "_name").str();
+    std::string errorSymbol = ("__memplan_" + var + "_error").str();
+    std::string error = ("error: " + var + " must be an integer from 1 to " +
+                         std::to_string(max) + "\n")
+                            .str();
     {
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(module.getBody());
@@ -638,24 +662,29 @@ struct ModuleBuilder {
                                LLVM::Linkage::Internal, symbol,
                                b.getStringAttr(text));
       };
-      string("__memplan_batch_name", StringRef("MEMPLAN_BATCH\0", 14));
-      string("__memplan_batch_error", kBatchError);
-      func::FuncOp::create(
-          b, loc, "write",
-          b.getFunctionType({b.getI32Type(), ptr, b.getI64Type()},
-                            {b.getI64Type()}))
-          .setPrivate();
-      func::FuncOp::create(b, loc, "exit",
-                           b.getFunctionType({b.getI32Type()}, {}))
-          .setPrivate();
-      func::FuncOp::create(b, loc, "getenv", b.getFunctionType({ptr}, {ptr}))
-          .setPrivate();
-      func::FuncOp::create(
-          b, loc, "strtoll",
-          b.getFunctionType({ptr, ptr, b.getI32Type()}, {b.getI64Type()}))
-          .setPrivate();
+      std::string withNul = var.str();
+      withNul.push_back('\0');
+      string(nameSymbol, withNul);
+      string(errorSymbol, error);
+      // The C library functions, declared once.
+      if (!module.lookupSymbol("getenv")) {
+        func::FuncOp::create(
+            b, loc, "write",
+            b.getFunctionType({b.getI32Type(), ptr, b.getI64Type()},
+                              {b.getI64Type()}))
+            .setPrivate();
+        func::FuncOp::create(b, loc, "exit",
+                             b.getFunctionType({b.getI32Type()}, {}))
+            .setPrivate();
+        func::FuncOp::create(b, loc, "getenv", b.getFunctionType({ptr}, {ptr}))
+            .setPrivate();
+        func::FuncOp::create(
+            b, loc, "strtoll",
+            b.getFunctionType({ptr, ptr, b.getI32Type()}, {b.getI64Type()}))
+            .setPrivate();
+      }
     }
-    Value name = LLVM::AddressOfOp::create(b, loc, ptr, "__memplan_batch_name");
+    Value name = LLVM::AddressOfOp::create(b, loc, ptr, nameSymbol);
     Value text = func::CallOp::create(b, loc, "getenv", TypeRange{ptr}, name)
                      .getResult(0);
     Value null = LLVM::ZeroOp::create(b, loc, ptr);
@@ -687,7 +716,7 @@ struct ModuleBuilder {
           arith::ConstantIntOp::create(eb, loc, eb.getI64Type(), 0));
       Value small = arith::CmpIOp::create(
           eb, loc, arith::CmpIPredicate::sle, value,
-          arith::ConstantIntOp::create(eb, loc, eb.getI64Type(), kMaxRunBatch));
+          arith::ConstantIntOp::create(eb, loc, eb.getI64Type(), max));
       Value ok = arith::AndIOp::create(
           eb, loc, arith::AndIOp::create(eb, loc, readAll, nonEmpty),
           arith::AndIOp::create(eb, loc, positive, small));
@@ -697,15 +726,14 @@ struct ModuleBuilder {
       auto fail = scf::IfOp::create(eb, loc, bad, /*withElseRegion=*/false);
       {
         OpBuilder fb = fail.getThenBodyBuilder();
-        Value message =
-            LLVM::AddressOfOp::create(fb, loc, ptr, "__memplan_batch_error");
+        Value message = LLVM::AddressOfOp::create(fb, loc, ptr, errorSymbol);
         func::CallOp::create(
             fb, loc, "write", TypeRange{fb.getI64Type()},
             ValueRange{
                 arith::ConstantIntOp::create(fb, loc, fb.getI32Type(), 2),
                 message,
                 arith::ConstantIntOp::create(fb, loc, fb.getI64Type(),
-                                             kBatchError.size())});
+                                             error.size())});
         func::CallOp::create(fb, loc, "exit", TypeRange{},
                              ValueRange{arith::ConstantIntOp::create(
                                  fb, loc, fb.getI32Type(), 2)});
@@ -746,11 +774,17 @@ struct ModuleBuilder {
       sizes.push_back(defaultBatch);
     // A dynamic step run by --main=run takes its batch size from the
     // environment when MEMPLAN_BATCH is set: one compiled program, any size.
-    Value fromEnvironment;
-    if (dynamicBatch() && !gradcheck)
-      fromEnvironment = batchFromEnvironment(b);
+    // So does MEMPLAN_SEQ a dynamic sequence length (at most --seq).
+    Value fromEnvironment, seqFromEnvironment;
+    if (dynamicBatch() && !gradcheck) {
+      fromEnvironment = sizeFromEnvironment(b, "MEMPLAN_BATCH", kMaxRunBatch);
+      if (dynamicSeq())
+        seqFromEnvironment = sizeFromEnvironment(b, "MEMPLAN_SEQ", seq);
+    }
     if (dynamicBatch())
       runBatch = index(b, sizes.front());
+    if (dynamicSeq())
+      runSeq = index(b, seq);
     SmallVector<Type> stepResults{lossType()};
     llvm::append_range(stepResults, paramTypes());
     // The batch at `runBatch`, then the parameters: made after the first
@@ -774,16 +808,32 @@ struct ModuleBuilder {
         SmallVector<Value> args = argsAtRunBatch(b, nb, params);
         runOnHost(b, args, nb);
       } else {
-        Value given = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt,
-                                            fromEnvironment, index(b, 0));
+        auto isSet = [&](Value v) {
+          return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, v,
+                                       index(b, 0));
+        };
+        Value batchSet = isSet(fromEnvironment);
+        Value given = batchSet;
+        Value seqSet;
+        if (seqFromEnvironment) {
+          seqSet = isSet(seqFromEnvironment);
+          given = arith::OrIOp::create(b, loc, batchSet, seqSet);
+        }
         auto choice = scf::IfOp::create(b, loc, given, /*withElse=*/true);
-        // MEMPLAN_BATCH=N: the step at N.
+        // MEMPLAN_BATCH=N (and MEMPLAN_SEQ=L): the step once at that size,
+        // the other size at its default.
         OpBuilder tb = choice.getThenBodyBuilder();
-        runBatch = fromEnvironment;
+        runBatch = arith::SelectOp::create(tb, loc, batchSet, fromEnvironment,
+                                           runBatch);
+        if (seqFromEnvironment)
+          runSeq = arith::SelectOp::create(tb, loc, seqSet, seqFromEnvironment,
+                                           runSeq);
         SmallVector<Value> args = argsAtRunBatch(tb, nb, params);
         runOnHost(tb, args, nb);
         // Otherwise the step at each of --run-batches in turn, compiled once.
         OpBuilder eb = choice.getElseBodyBuilder();
+        if (dynamicSeq())
+          runSeq = index(eb, seq);
         SmallVector<Value> elseParams;
         for (int64_t size : sizes) {
           runBatch = index(eb, size);
@@ -869,9 +919,15 @@ int main(int argc, char **argv) {
   auto orDefault = [](int64_t value, int64_t fallback) {
     return value < 0 ? fallback : value;
   };
-  if (!dynamicDims.empty() && dynamicDims != "batch")
-    fail("unknown --dynamic '" + dynamicDims + "' (expected batch)");
-  bool dynamic = dynamicDims == "batch";
+  if (!dynamicDims.empty() && dynamicDims != "batch" &&
+      dynamicDims != "batch,seq")
+    fail("unknown --dynamic '" + dynamicDims +
+         "' (expected batch, or batch,seq for the transformer)");
+  bool dynamic = !dynamicDims.empty();
+  bool dynamicSequence = dynamicDims == "batch,seq";
+  if (dynamicSequence && modelName != "transformer")
+    fail("--dynamic=batch,seq needs --model=transformer (the only model "
+         "with a sequence)");
   if (dynamic && targetName == "nvvm")
     fail("--dynamic=batch needs --target=cpu: memplan's device lowering "
          "supports static shapes only");
@@ -919,7 +975,8 @@ int main(int argc, char **argv) {
                        seq,
                        dynamic ? ShapedType::kDynamic : defaultBatch,
                        vocab,
-                       ffnMult};
+                       ffnMult,
+                       dynamicSequence};
     model = makeTransformer(k);
   } else {
     fail("unknown model '" + modelName +

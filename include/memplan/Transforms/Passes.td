@@ -594,6 +594,31 @@ def LowerTosaLeftoversPass : Pass<"memplan-lower-tosa-leftovers",
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
+def LowerDynamicExpandShapePass
+    : Pass<"memplan-lower-dynamic-expand-shape"> {
+  let summary = "Rewrite memref.expand_shape ops that split one dimension "
+                "into several dynamic ones as memref.reinterpret_cast";
+  let description = [{
+    Upstream `expand-strided-metadata` in LLVM 22 crashes on a
+    `memref.expand_shape` whose reassociation group has more than one
+    dynamic output dimension (llvm/llvm-project#186830, fixed after 22): it
+    assumes one per group and passes a null size on. Such reshapes are what
+    a dynamic batch and sequence give (`[B * S, D]` into `[B, S, H, E]`).
+    This pass, which the lowering pipelines run before that pass, rewrites
+    each one as `memref.extract_strided_metadata` of the source and a
+    `memref.reinterpret_cast` of its base to the op's output sizes, with
+    strides the source's stride times the sizes inner to it in the group:
+    the same view. Other expand_shape ops are left to upstream.
+
+    Rejections (located errors; the pass fails):
+    - `memplan cannot lower this 'memref.expand_shape': its result layout
+      has strides or an offset other than the source's give` (not produced
+      by upstream's type inference)
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
 def LowerPackUnpackPass : Pass<"memplan-lower-pack-unpack"> {
   let summary = "Lower linalg.pack/unpack on tensors to pad, reshape, "
                 "transpose and slice ops";
