@@ -24,9 +24,17 @@ namespace memplan {
 /// mlir-runner, mlir-translate). The plain-valued ones (`memplan.budget`,
 /// `memplan.symbols`, ...) stay: anyone can parse them.
 inline void dropMemplanAttributes(Operation *root) {
+  // A memplan attribute anywhere in the value: `#memplan.lifetime`, or an
+  // array of them (a multi-result op's annotation).
   auto isMemplan = [](NamedAttribute attr) {
-    return attr.getName().getValue().starts_with("memplan.") &&
-           llvm::isa<MemplanDialect>(attr.getValue().getDialect());
+    if (!attr.getName().getValue().starts_with("memplan."))
+      return false;
+    bool found = false;
+    attr.getValue().walk([&](Attribute nested) {
+      if (llvm::isa<MemplanDialect>(nested.getDialect()))
+        found = true;
+    });
+    return found;
   };
   auto dropFrom = [&](Operation *op) {
     SmallVector<StringAttr> names;
@@ -35,11 +43,13 @@ inline void dropMemplanAttributes(Operation *root) {
         names.push_back(attr.getName());
     for (StringAttr name : names)
       op->removeDiscardableAttr(name);
-    if (auto func = dyn_cast<FunctionOpInterface>(op))
-      for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i)
-        for (NamedAttribute attr : func.getArgAttrs(i))
-          if (isMemplan(attr))
-            func.removeArgAttr(i, attr.getName());
+    auto func = dyn_cast<FunctionOpInterface>(op);
+    if (!func)
+      return;
+    for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i)
+      for (NamedAttribute attr : func.getArgAttrs(i))
+        if (isMemplan(attr))
+          func.removeArgAttr(i, attr.getName());
   };
   root->walk(dropFrom);
 }

@@ -133,7 +133,8 @@ LogicalResult MemplanDialect::verifyOperationAttribute(Operation *op,
                                                        NamedAttribute attr) {
   if (attr.getName() == BudgetAttrHelper::getNameStr()) {
     auto value = dyn_cast<IntegerAttr>(attr.getValue());
-    if (!value || !value.getType().isSignlessInteger() || value.getInt() <= 0 ||
+    if (!value || !value.getType().isSignlessInteger() ||
+        !value.getValue().isSignedIntN(64) || value.getInt() <= 0 ||
         !isa<FunctionOpInterface>(op))
       return op->emitError() << "'" << BudgetAttrHelper::getNameStr()
                              << "' must be a positive integer on a function";
@@ -170,7 +171,8 @@ LogicalResult MemplanDialect::verifyOperationAttribute(Operation *op,
                              << "' must be a dictionary on a function";
     for (NamedAttribute bound : dict) {
       auto value = dyn_cast<IntegerAttr>(bound.getValue());
-      if (!value || !value.getType().isSignlessInteger() || value.getInt() < 0)
+      if (!value || !value.getType().isSignlessInteger() ||
+          !value.getValue().isSignedIntN(64) || value.getInt() < 0)
         return op->emitError() << "'" << BoundsAttrHelper::getNameStr()
                                << "' bound of '" << bound.getName().getValue()
                                << "' must be a non-negative integer";
@@ -195,6 +197,14 @@ LogicalResult MemplanDialect::verifyOperationAttribute(Operation *op,
                            << "' has " << array.size() << " entries for "
                            << op->getNumResults() << " results";
   return success();
+}
+
+LogicalResult MemplanDialect::verifyRegionResultAttribute(Operation *op,
+                                                          unsigned regionIndex,
+                                                          unsigned resultIndex,
+                                                          NamedAttribute attr) {
+  return op->emitError() << "unknown memplan result attribute '"
+                         << attr.getName().getValue() << "'";
 }
 
 LogicalResult MemplanDialect::verifyRegionArgAttribute(Operation *op,

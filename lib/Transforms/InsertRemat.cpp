@@ -119,12 +119,8 @@ struct InsertRematPass
     WalkResult unplanned = module.walk([&](FunctionOpInterface f) {
       if (f.isExternal() || isHostFunction(f))
         return WalkResult::advance();
-      if (!isUnplannedFunction(f)) {
-        funcs.push_back(f);
-        return WalkResult::advance();
-      }
-      // A function left unplanned has no arena: only one that creates no
-      // tensor or buffer keeps a budget.
+      // A function that creates no tensor or buffer (a driver that only
+      // calls others, say) has nothing to recompute and no arena.
       WalkResult creates = f.walk([](Operation *op) {
         return llvm::any_of(op->getResultTypes(), llvm::IsaPred<ShapedType>)
                    ? WalkResult::interrupt()
@@ -132,6 +128,11 @@ struct InsertRematPass
       });
       if (!creates.wasInterrupted())
         return WalkResult::advance();
+      if (!isUnplannedFunction(f)) {
+        funcs.push_back(f);
+        return WalkResult::advance();
+      }
+      // A function left unplanned has no arena: it cannot keep a budget.
       f.emitError("memplan cannot keep a budget for @")
           << f.getName() << ": it is left unplanned ("
           << MemplanDialect::UnplannedAttrHelper(f.getContext())
@@ -174,17 +175,25 @@ struct InsertRematPass
   }
 
   /// A function with control flow under the budget policy: records the
-  /// budget; with check-arena, measures its arena and refuses a budget
-  /// below it. A copy that cannot be measured (another function of the
-  /// module fails to pack, say) leaves the check to the verifier.
+  /// budget; with check-arena, measures its arena first and refuses a
+  /// budget below it, or one it cannot check (the function is left
+  /// unplanned, say).
   LogicalResult keepBudgetWithoutRemat(FunctionOpInterface f) {
-    setBudget(f, budget);
-    if (!checkArena)
+    if (!checkArena) {
+      setBudget(f, budget);
       return success();
+    }
+    // Measured before the budget is set: a copy that carries it would be
+    // refused by pack-arena itself (dynamic shapes) instead of measured.
     std::string why;
     std::optional<uint64_t> arena = measureArena(f, nullptr, why);
-    if (!arena || *arena <= static_cast<uint64_t>(budget))
+    if (!arena)
+      return f.emitError("memplan cannot keep a budget for @")
+             << f.getName() << ": " << why;
+    if (*arena <= static_cast<uint64_t>(budget)) {
+      setBudget(f, budget);
       return success();
+    }
     bool multiBlock = false;
     Operation *op = FunctionRematGraph::findControlFlow(f, multiBlock);
     InFlightDiagnostic diag = f.emitError("the budget of ")
@@ -645,11 +654,15 @@ std::optional<uint64_t> InsertRematPass::measureArena(FunctionOpInterface func,
     if (failed(apply(copyFunc, *g, *plan)))
       return std::nullopt;
   }
+  // What the pipeline runs from here to the plan (buildMemplanPipeline),
+  // fallbacks included: another function left unplanned does not stop the
+  // measurement; this one left unplanned is reported below.
   PassManager pm(copy->getContext(), ModuleOp::getOperationName());
   pm.addPass(createMaterializeRematPass());
   buildBufferizeStage(pm);
+  pm.addPass(createDoubleBufferPass());
   PackArenaPassOptions pack;
-  pack.strict = true;
+  pack.strict = false;
   pack.algorithm = algorithm;
   pack.alignment = alignment;
   pack.workLimit = workLimit;
@@ -662,6 +675,12 @@ std::optional<uint64_t> InsertRematPass::measureArena(FunctionOpInterface func,
   ScopedDiagnosticHandler quiet(copy->getContext(), record);
   if (failed(pm.run(*copy)))
     return std::nullopt;
+  if (StringAttr unplanned =
+          MemplanDialect::UnplannedAttrHelper(copy->getContext())
+              .getAttr(copyFunc)) {
+    why = "it is left unplanned (" + unplanned.str() + ")";
+    return std::nullopt;
+  }
   uint64_t arena = 0;
   copyFunc.walk([&](ArenaOp op) { arena = op.getSizeInBytes(); });
   return arena;

@@ -55,3 +55,20 @@ func.func @two_spaces(%f: f32) {
   linalg.fill ins(%f : f32) outs(%v1 : memref<16xf32, 1>)
   return
 }
+
+// Attributes whose value holds a memplan attribute (the plan report's
+// remat decisions, lifetime annotations, an array of them on a multi-result
+// op, on arguments) are dropped, so the output parses without the memplan
+// dialect; plain-valued ones stay.
+// CHECK-LABEL: func.func @annotations
+// CHECK-SAME: (%{{.*}}: index {memplan.symbols = "N"}, %{{.*}}: memref<16xf32>, %{{.*}}: memref<16xf32>)
+// CHECK-SAME: -> memref<16xf32>
+// CHECK-SAME: attributes {memplan.budget = 64 : i64, memplan.unplanned = "why"}
+// CHECK-NOT: memplan.
+// CHECK: return
+func.func @annotations(%n: index {memplan.symbols = "N"}, %x: memref<16xf32>, %y: memref<16xf32> {memplan.lifetime = #memplan.lifetime<0, 2>}) -> memref<16xf32> attributes {memplan.budget = 64 : i64, memplan.unplanned = "why", memplan.remat = #memplan.remat<budget = 64, recompute_cost = 0.0, baseline_cost = 1.0, decisions = []>} {
+  %r:2 = scf.execute_region -> (memref<16xf32>, memref<16xf32>) {
+    scf.yield %x, %y : memref<16xf32>, memref<16xf32>
+  } {memplan.lifetime = [#memplan.lifetime<2, 3>, unit]}
+  return %r#0 : memref<16xf32>
+}

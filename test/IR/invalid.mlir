@@ -358,3 +358,24 @@ func.func @budget_on_op(%x: tensor<4xf32>) -> tensor<4xf32> {
   %y = linalg.exp {memplan.budget = 64 : i64} ins(%x : tensor<4xf32>) outs(%e : tensor<4xf32>) -> tensor<4xf32>
   return %y : tensor<4xf32>
 }
+
+// -----
+
+// expected-error @+1 {{'memplan.budget' must be a positive integer on a function}}
+func.func @budget_too_wide() attributes {memplan.budget = 18446744073709551617 : i128} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'memplan.bounds' bound of 'B' must be a non-negative integer}}
+func.func @bound_too_wide(%x: tensor<?xf32> {memplan.symbols = ["B"]}) attributes {memplan.bounds = {B = 18446744073709551617 : i128}} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{unknown memplan result attribute 'memplan.lifetime'}}
+func.func @result_attribute(%x: memref<4xf32>) -> (memref<4xf32> {memplan.lifetime = #memplan.lifetime<0, 1>}) {
+  return %x : memref<4xf32>
+}

@@ -711,6 +711,15 @@ struct ModuleBuilder {
           LLVM::ICmpOp::create(eb, loc, LLVM::ICmpPredicate::eq, last, zero8);
       Value nonEmpty =
           LLVM::ICmpOp::create(eb, loc, LLVM::ICmpPredicate::ne, end, text);
+      // Digits only: strtoll would also skip blanks and take a sign.
+      Value first = LLVM::LoadOp::create(eb, loc, eb.getI8Type(), text);
+      Value digit = LLVM::ICmpOp::create(
+          eb, loc, LLVM::ICmpPredicate::ult,
+          LLVM::SubOp::create(
+              eb, loc, first,
+              LLVM::ConstantOp::create(eb, loc, eb.getI8Type(), '0')),
+          LLVM::ConstantOp::create(eb, loc, eb.getI8Type(), 10));
+      nonEmpty = arith::AndIOp::create(eb, loc, nonEmpty, digit);
       Value positive = arith::CmpIOp::create(
           eb, loc, arith::CmpIPredicate::sgt, value,
           arith::ConstantIntOp::create(eb, loc, eb.getI64Type(), 0));
@@ -744,6 +753,33 @@ struct ModuleBuilder {
               .getResult());
     }
     return ifOp.getResult(0);
+  }
+
+  /// @run_at(%B: index [, %S: index]): the step on a batch of that size
+  /// (and sequence length), its outputs printed. Straight-line: the
+  /// planner sizes its tensors from the arguments (memplan.symbols).
+  func::FuncOp runAtFunction() {
+    OpBuilder b(&ctx);
+    b.setInsertionPointToEnd(module.getBody());
+    SmallVector<Type> args{b.getIndexType()};
+    if (dynamicSeq())
+      args.push_back(b.getIndexType());
+    auto func =
+        func::FuncOp::create(b, loc, "run_at", b.getFunctionType(args, {}));
+    func.setPrivate();
+    func.setArgAttr(0, "memplan.symbols", b.getStringAttr("B"));
+    if (dynamicSeq())
+      func.setArgAttr(1, "memplan.symbols", b.getStringAttr("S"));
+    Block *entry = func.addEntryBlock();
+    b.setInsertionPointToStart(entry);
+    runBatch = entry->getArgument(0);
+    runSeq = dynamicSeq() ? entry->getArgument(1) : Value();
+    SmallVector<Value> args2 = makeBatch(b);
+    size_t nb = args2.size();
+    llvm::append_range(args2, makeParams(b));
+    runOnHost(b, args2, nb);
+    func::ReturnOp::create(b, loc);
+    return func;
   }
 
   void mainFunction(bool gradcheck) {
@@ -808,6 +844,10 @@ struct ModuleBuilder {
         SmallVector<Value> args = argsAtRunBatch(b, nb, params);
         runOnHost(b, args, nb);
       } else {
+        Value mainBatch = runBatch, mainSeq = runSeq;
+        func::FuncOp runAt = runAtFunction();
+        runBatch = mainBatch;
+        runSeq = mainSeq;
         auto isSet = [&](Value v) {
           return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, v,
                                        index(b, 0));
@@ -819,27 +859,28 @@ struct ModuleBuilder {
           seqSet = isSet(seqFromEnvironment);
           given = arith::OrIOp::create(b, loc, batchSet, seqSet);
         }
+        // @main creates no tensor: @run_at, straight-line, runs each step.
+        auto call = [&](OpBuilder &cb, Value batchSize, Value seqSize) {
+          SmallVector<Value> operands{batchSize};
+          if (dynamicSeq())
+            operands.push_back(seqSize);
+          func::CallOp::create(cb, loc, runAt, operands);
+        };
         auto choice = scf::IfOp::create(b, loc, given, /*withElse=*/true);
         // MEMPLAN_BATCH=N (and MEMPLAN_SEQ=L): the step once at that size,
         // the other size at its default.
         OpBuilder tb = choice.getThenBodyBuilder();
-        runBatch = arith::SelectOp::create(tb, loc, batchSet, fromEnvironment,
-                                           runBatch);
+        Value atBatch = arith::SelectOp::create(tb, loc, batchSet,
+                                                fromEnvironment, runBatch);
+        Value atSeq = runSeq;
         if (seqFromEnvironment)
-          runSeq = arith::SelectOp::create(tb, loc, seqSet, seqFromEnvironment,
-                                           runSeq);
-        SmallVector<Value> args = argsAtRunBatch(tb, nb, params);
-        runOnHost(tb, args, nb);
+          atSeq = arith::SelectOp::create(tb, loc, seqSet, seqFromEnvironment,
+                                          runSeq);
+        call(tb, atBatch, atSeq);
         // Otherwise the step at each of --run-batches in turn, compiled once.
         OpBuilder eb = choice.getElseBodyBuilder();
-        if (dynamicSeq())
-          runSeq = index(eb, seq);
-        SmallVector<Value> elseParams;
-        for (int64_t size : sizes) {
-          runBatch = index(eb, size);
-          SmallVector<Value> more = argsAtRunBatch(eb, nb, elseParams);
-          runOnHost(eb, more, nb);
-        }
+        for (int64_t size : sizes)
+          call(eb, index(eb, size), runSeq);
       }
       func::ReturnOp::create(b, loc);
       return;

@@ -51,6 +51,7 @@ def Memplan_Dialect : Dialect {
   let useDefaultAttributePrinterParser = 1;
   let hasOperationAttrVerify = 1;
   let hasRegionArgAttrVerify = 1;
+  let hasRegionResultAttrVerify = 1;
   // One typed accessor per discardable attribute: `get<Name>AttrHelper()`
   // on the loaded dialect, or `<Name>AttrHelper::getNameStr()` for the name.
   // MemplanDialect::verifyOperationAttribute checks each (docs/Dialect.md).

@@ -23,7 +23,11 @@
 //
 // (a call's results may alias its operands for upstream; the analysis
 // follows the callee, which keeps no reference to the operand (cleared) or
-// may keep or return it, and then pack-arena leaves the buffer on the heap)
+// may keep or return it, and then pack-arena leaves the buffer on the heap:
+// escaping pairs are counted, not checked here, and values that flow on
+// from a call's result are exempt too, even where they are also reached
+// from the root directly; test/Transforms/pack-arena-calls.mlir checks
+// that escaping buffers stay on the heap)
 //
 // where <status> is `planned`, `placed`, `returned` (caller-owned),
 // `argument` or `external`.
