@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "memplan/Analysis/SymbolicSizes.h"
+#include "memplan/Analysis/Lifetimes.h"
 #include "memplan/IR/MemplanDialect.h"
 
 #include "mlir/Dialect/Affine/Utils.h"
@@ -13,6 +14,7 @@
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/Interfaces/ValueBoundsOpInterface.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/CheckedArithmetic.h"
 
@@ -88,7 +90,56 @@ SymbolicSizes::create(FunctionOpInterface func,
     if (!s.bound)
       if (auto it = extraBounds.find(s.name); it != extraBounds.end())
         s.bound = it->second;
+  result.deriveBounds();
   return result;
+}
+
+/// The symbol `size` is, if it is one: an index argument, or a dim op of an
+/// argument's dimension at a constant index.
+std::optional<unsigned> SymbolicSizes::symbolOfSize(Value size) const {
+  if (auto arg = dyn_cast<BlockArgument>(size))
+    return symbolOf(arg, std::nullopt);
+  Operation *def = size.getDefiningOp();
+  if (!isa_and_nonnull<memref::DimOp, tensor::DimOp>(def))
+    return std::nullopt;
+  auto arg = dyn_cast<BlockArgument>(def->getOperand(0));
+  std::optional<int64_t> index = getConstantIntValue(def->getOperand(1));
+  if (!arg || !index)
+    return std::nullopt;
+  return symbolOf(arg, *index);
+}
+
+void SymbolicSizes::deriveBounds() {
+  Block &entry = func.getFunctionBody().front();
+  for (Operation &op : entry) {
+    auto slice = dyn_cast<OffsetSizeAndStrideOpInterface>(&op);
+    if (!slice || !isa<tensor::ExtractSliceOp, memref::SubViewOp>(op))
+      continue;
+    auto source = cast<ShapedType>(op.getOperand(0).getType());
+    SmallVector<OpFoldResult> offsets = slice.getMixedOffsets(),
+                              sizes = slice.getMixedSizes(),
+                              strides = slice.getMixedStrides();
+    for (int64_t d = 0; d < source.getRank(); ++d) {
+      auto size = dyn_cast<Value>(sizes[d]);
+      std::optional<int64_t> offset = getConstantIntValue(offsets[d]);
+      std::optional<int64_t> stride = getConstantIntValue(strides[d]);
+      if (!size || source.isDynamicDim(d) || !offset || stride != 1 ||
+          *offset < 0 || *offset > source.getDimSize(d))
+        continue;
+      std::optional<unsigned> k = symbolOfSize(size);
+      if (!k)
+        continue;
+      SizeSymbol &symbol = symbols[*k];
+      uint64_t bound = static_cast<uint64_t>(source.getDimSize(d) - *offset);
+      // Only where nothing is given, and the smallest the IR implies.
+      if (symbol.bound && symbol.boundSource.empty())
+        continue;
+      if (symbol.bound && *symbol.bound <= bound)
+        continue;
+      symbol.bound = bound;
+      symbol.boundSource = describeOp(&op);
+    }
+  }
 }
 
 std::optional<unsigned> SymbolicSizes::lookup(StringRef name) const {

@@ -98,6 +98,8 @@ mlir::memplan::writeJsonReport(llvm::StringRef path,
         Object symbol{{"name", sym.name}, {"source", sym.source}};
         if (sym.bound)
           symbol["bound"] = static_cast<int64_t>(*sym.bound);
+        if (!sym.boundSource.empty())
+          symbol["bound_source"] = sym.boundSource;
         symbols.push_back(std::move(symbol));
       }
       for (const ReportPoint &p : f.symbolic->points) {

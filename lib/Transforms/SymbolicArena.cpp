@@ -383,7 +383,8 @@ LogicalResult mlir::memplan::packSymbolicFunction(
           symbol.dim ? "dim " + std::to_string(*symbol.dim) + " of argument " +
                            std::to_string(symbol.arg.getArgNumber())
                      : "argument " + std::to_string(symbol.arg.getArgNumber());
-      symbolic.symbols.push_back({symbol.name, source, symbol.bound});
+      symbolic.symbols.push_back(
+          {symbol.name, source, symbol.bound, symbol.boundSource});
     }
 
     // The plans.

@@ -238,12 +238,10 @@ struct ModuleBuilder {
       auto first = cast<RankedTensorType>(args.front());
       SmallVector<Attribute> names(first.getRank(), b.getStringAttr(""));
       names[0] = b.getStringAttr("B");
-      // The sequence: at most the positional table's --seq rows.
-      if (dynamicSeq()) {
+      // The sequence: at most the positional table's --seq rows, which
+      // memplan derives from the table's slice (no memplan.bounds needed).
+      if (dynamicSeq())
         names[1] = b.getStringAttr("S");
-        func->setAttr("memplan.bounds", b.getDictionaryAttr(b.getNamedAttr(
-                                            "S", b.getI64IntegerAttr(seq))));
-      }
       func.setArgAttr(0, "memplan.symbols", b.getArrayAttr(names));
       e.dynamicSize = tensor::DimOp::create(b, loc, entry->getArgument(0), 0);
     }

@@ -45,6 +45,9 @@ struct SizeSymbol {
   std::string name;
   /// Inclusive upper bound, when known.
   std::optional<uint64_t> bound;
+  /// Where a bound the IR implies comes from ("tensor.extract_slice @
+  /// file:line:col"); empty for a bound given (memplan.bounds, an option).
+  std::string boundSource;
 };
 
 /// The symbols of one function and the sizes of its buffers over them.
@@ -53,8 +56,12 @@ public:
   /// Collects the function's potential symbols (every dynamic dimension of
   /// a ranked shaped argument, every index argument) with their names and
   /// the bounds of its `memplan.bounds` attribute; `extraBounds` (by name)
-  /// fill in those the attribute does not give. Located errors on a bad
-  /// `memplan.symbols` or `memplan.bounds`.
+  /// fill in those the attribute does not give, and the IR those neither
+  /// gives: a symbol that is the size of a unit-stride
+  /// `tensor.extract_slice` or `memref.subview` in the entry block, along a
+  /// static dimension E at a static offset o, is at most E - o (a valid
+  /// program slices within its source; the smallest such bound is kept).
+  /// Located errors on a bad `memplan.symbols` or `memplan.bounds`.
   static FailureOr<SymbolicSizes>
   create(FunctionOpInterface func,
          const llvm::StringMap<uint64_t> &extraBounds = {});
@@ -88,6 +95,11 @@ private:
   /// The symbol for (arg, dim) (dim -1 for an index argument).
   std::optional<unsigned> symbolOf(Value value,
                                    std::optional<int64_t> dim) const;
+  /// The symbol a slice size is: an index argument, or a dim op of an
+  /// argument's dimension.
+  std::optional<unsigned> symbolOfSize(Value size) const;
+  /// Bounds the IR implies, for symbols given none (see create()).
+  void deriveBounds();
 
   FunctionOpInterface func;
   SmallVector<SizeSymbol> symbols;

@@ -58,6 +58,8 @@ struct ReportSymbol {
   /// What it stands for: "dim 0 of argument 1", "argument 2".
   std::string source;
   std::optional<uint64_t> bound;
+  /// Where a bound the IR implies comes from; empty for a given bound.
+  std::string boundSource;
 };
 struct ReportPoint {
   /// "representative", "bounds" or "eval".
