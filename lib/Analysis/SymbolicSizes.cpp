@@ -9,10 +9,13 @@
 #include "memplan/IR/MemplanDialect.h"
 
 #include "mlir/Dialect/Affine/Utils.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "mlir/Interfaces/DestinationStyleOpInterface.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ValueBoundsOpInterface.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "llvm/ADT/StringSet.h"
@@ -109,13 +112,39 @@ std::optional<unsigned> SymbolicSizes::symbolOfSize(Value size) const {
   return symbolOf(arg, *index);
 }
 
+/// Whether an op of `block` reads or writes the elements of `value` (not
+/// merely a view or a cast of it).
+static bool accessedIn(Value value, Block &block) {
+  for (Operation *user : value.getUsers()) {
+    if (user->getBlock() != &block)
+      continue;
+    if (isa<DestinationStyleOpInterface, tensor::ExtractOp, memref::LoadOp,
+            memref::StoreOp, memref::CopyOp>(user))
+      return true;
+    if (auto effects = dyn_cast<MemoryEffectOpInterface>(user))
+      if (effects.getEffectOnValue<MemoryEffects::Read>(value) ||
+          effects.getEffectOnValue<MemoryEffects::Write>(value))
+        return true;
+  }
+  return false;
+}
+
 void SymbolicSizes::deriveBounds() {
   Block &entry = func.getFunctionBody().front();
   for (Operation &op : entry) {
     auto slice = dyn_cast<OffsetSizeAndStrideOpInterface>(&op);
-    if (!slice || !isa<tensor::ExtractSliceOp, memref::SubViewOp>(op))
+    if (!slice ||
+        !isa<tensor::ExtractSliceOp, memref::SubViewOp, tensor::InsertSliceOp>(
+            op))
       continue;
-    auto source = cast<ShapedType>(op.getOperand(0).getType());
+    // Only a slice whose elements the entry block reads or writes: one
+    // merely made there (hoisted out of a loop that may not run, say) may
+    // lie outside its source without harm.
+    auto insert = dyn_cast<tensor::InsertSliceOp>(op);
+    if (!insert && !accessedIn(op.getResult(0), entry))
+      continue;
+    auto source = cast<ShapedType>(insert ? insert.getDest().getType()
+                                          : op.getOperand(0).getType());
     SmallVector<OpFoldResult> offsets = slice.getMixedOffsets(),
                               sizes = slice.getMixedSizes(),
                               strides = slice.getMixedStrides();
@@ -161,12 +190,6 @@ FailureOr<AffineExpr> SymbolicSizes::getByteSize(Location loc, Value value,
                                                  uint64_t elementBytes) {
   MLIRContext *ctx = func.getContext();
   auto shaped = cast<ShapedType>(value.getType());
-  Block *entry = &func.getFunctionBody().front();
-  // Stop at the function's arguments: what the entry block can compute.
-  auto stop = [&](Value v, std::optional<int64_t>, ValueBoundsConstraintSet &) {
-    auto arg = dyn_cast<BlockArgument>(v);
-    return arg && arg.getOwner() == entry;
-  };
   // Upstream's value bounds index a shaped value's dimensions by a dim
   // op's constant index without checking it: refuse an index out of range
   // (undefined behaviour at run time anyway) before asking them.
@@ -199,33 +222,157 @@ FailureOr<AffineExpr> SymbolicSizes::getByteSize(Location loc, Value value,
       bytes = bytes * shaped.getDimSize(d);
       continue;
     }
-    AffineMap map;
-    ValueDimList operands;
-    if (failed(ValueBoundsConstraintSet::computeBound(
-            map, operands, presburger::BoundType::EQ,
-            ValueBoundsConstraintSet::Variable(value, d), stop)) ||
-        map.getNumResults() != 1)
+    bool notSymbol = false;
+    FailureOr<AffineExpr> dimExpr = dimensionExpr(value, d, notSymbol);
+    if (succeeded(dimExpr)) {
+      bytes = bytes * *dimExpr;
+      continue;
+    }
+    if (notSymbol)
       return emitError(loc, "dimension ")
              << d << " of " << value.getType()
-             << " is not an affine function of the sizes of @" << func.getName()
-             << "'s arguments, so its buffer cannot be placed before the "
-                "function runs";
-    SmallVector<AffineExpr> replacements;
-    for (auto [operand, dim] : operands) {
-      std::optional<unsigned> k = symbolOf(operand, dim);
-      if (!k)
-        return emitError(loc, "dimension ")
-               << d << " of " << value.getType()
-               << " depends on an argument that is not a symbol (a static "
-                  "dimension or an integer that is not an index)";
-      replacements.push_back(getAffineSymbolExpr(*k, ctx));
-    }
-    AffineExpr dimExpr = map.getResult(0).replaceDimsAndSymbols(
-        ArrayRef<AffineExpr>(replacements).take_front(map.getNumDims()),
-        ArrayRef<AffineExpr>(replacements).drop_front(map.getNumDims()));
-    bytes = bytes * dimExpr;
+             << " depends on an argument that is not a symbol (a static "
+                "dimension or an integer that is not an index)";
+    return emitError(loc, "dimension ")
+           << d << " of " << value.getType()
+           << " is not a function of the sizes of @" << func.getName()
+           << "'s arguments that memplan can state (sums and products of "
+              "them), so its buffer cannot be placed before the function "
+              "runs";
   }
   return bytes;
+}
+
+/// Upstream's value bounds, or null: `variable` as an affine function of
+/// the arguments' sizes.
+FailureOr<AffineExpr>
+SymbolicSizes::boundExpr(ValueBoundsConstraintSet::Variable variable,
+                         bool &notSymbol) {
+  MLIRContext *ctx = func.getContext();
+  Block *entry = &func.getFunctionBody().front();
+  auto stop = [&](Value v, std::optional<int64_t>, ValueBoundsConstraintSet &) {
+    auto arg = dyn_cast<BlockArgument>(v);
+    return arg && arg.getOwner() == entry;
+  };
+  AffineMap map;
+  ValueDimList operands;
+  if (failed(ValueBoundsConstraintSet::computeBound(
+          map, operands, presburger::BoundType::EQ, variable, stop)) ||
+      map.getNumResults() != 1)
+    return failure();
+  SmallVector<AffineExpr> replacements;
+  for (auto [operand, dim] : operands) {
+    std::optional<unsigned> k = symbolOf(operand, dim);
+    if (!k) {
+      notSymbol = true;
+      return failure();
+    }
+    replacements.push_back(getAffineSymbolExpr(*k, ctx));
+  }
+  return map.getResult(0).replaceDimsAndSymbols(
+      ArrayRef<AffineExpr>(replacements).take_front(map.getNumDims()),
+      ArrayRef<AffineExpr>(replacements).drop_front(map.getNumDims()));
+}
+
+FailureOr<AffineExpr> SymbolicSizes::dimensionExpr(Value value, int64_t d,
+                                                   bool &notSymbol,
+                                                   unsigned depth) {
+  if (auto it = dimCache.find({value, d}); it != dimCache.end())
+    return it->second;
+  FailureOr<AffineExpr> result =
+      dimensionByStructure(value, d, notSymbol, depth);
+  if (succeeded(result))
+    dimCache[{value, d}] = *result;
+  return result;
+}
+
+FailureOr<AffineExpr> SymbolicSizes::dimensionByStructure(Value value,
+                                                          int64_t d,
+                                                          bool &notSymbol,
+                                                          unsigned depth) {
+  FailureOr<AffineExpr> bound =
+      boundExpr(ValueBoundsConstraintSet::Variable(value, d), notSymbol);
+  if (succeeded(bound) || notSymbol || depth >= kMaxStructureDepth)
+    return bound;
+  // What value bounds cannot state (they are linear): a product of
+  // symbols, such as the B * S rows of a collapse_shape of [B, S] tokens.
+  // Followed through the op that gives the dimension, to a fixed depth.
+  Operation *def = value.getDefiningOp();
+  if (!def)
+    return failure();
+  auto shaped = cast<ShapedType>(value.getType());
+  auto dynamicOperand = [&](ValueRange sizes) -> Value {
+    int64_t k = 0;
+    for (int64_t i = 0; i < d; ++i)
+      k += shaped.isDynamicDim(i);
+    return k < static_cast<int64_t>(sizes.size()) ? sizes[k] : Value();
+  };
+  if (auto empty = dyn_cast<tensor::EmptyOp>(def))
+    if (Value size = dynamicOperand(empty.getDynamicSizes()))
+      return indexExpr(size, notSymbol, depth + 1);
+  if (auto alloc = dyn_cast<memref::AllocOp>(def))
+    if (Value size = dynamicOperand(alloc.getDynamicSizes()))
+      return indexExpr(size, notSymbol, depth + 1);
+  auto product = [&](Value source,
+                     ArrayRef<int64_t> group) -> FailureOr<AffineExpr> {
+    AffineExpr result = getAffineConstantExpr(1, func.getContext());
+    auto sourceType = cast<ShapedType>(source.getType());
+    for (int64_t j : group) {
+      if (!sourceType.isDynamicDim(j)) {
+        result = result * sourceType.getDimSize(j);
+        continue;
+      }
+      FailureOr<AffineExpr> part =
+          dimensionExpr(source, j, notSymbol, depth + 1);
+      if (failed(part))
+        return failure();
+      result = result * *part;
+    }
+    return result;
+  };
+  if (auto collapse = dyn_cast<tensor::CollapseShapeOp>(def))
+    return product(collapse.getSrc(), collapse.getReassociationIndices()[d]);
+  if (auto collapse = dyn_cast<memref::CollapseShapeOp>(def))
+    return product(collapse.getSrc(), collapse.getReassociationIndices()[d]);
+  // A destination-style op's result has its init's shape.
+  if (auto dps = dyn_cast<DestinationStyleOpInterface>(def))
+    if (auto result = dyn_cast<OpResult>(value))
+      if (result.getResultNumber() < dps.getNumDpsInits())
+        return dimensionExpr(dps.getDpsInits()[result.getResultNumber()], d,
+                             notSymbol, depth + 1);
+  return failure();
+}
+
+FailureOr<AffineExpr> SymbolicSizes::indexExpr(Value index, bool &notSymbol,
+                                               unsigned depth) {
+  if (auto it = indexCache.find(index); it != indexCache.end())
+    return it->second;
+  FailureOr<AffineExpr> result = indexByStructure(index, notSymbol, depth);
+  if (succeeded(result))
+    indexCache[index] = *result;
+  return result;
+}
+
+FailureOr<AffineExpr>
+SymbolicSizes::indexByStructure(Value index, bool &notSymbol, unsigned depth) {
+  FailureOr<AffineExpr> bound =
+      boundExpr(ValueBoundsConstraintSet::Variable(index), notSymbol);
+  if (succeeded(bound) || notSymbol || depth >= kMaxStructureDepth)
+    return bound;
+  Operation *def = index.getDefiningOp();
+  if (isa_and_nonnull<tensor::DimOp, memref::DimOp>(def))
+    if (std::optional<int64_t> d = getConstantIntValue(def->getOperand(1)))
+      return dimensionExpr(def->getOperand(0), *d, notSymbol, depth + 1);
+  if (auto mul = dyn_cast_or_null<arith::MulIOp>(def)) {
+    FailureOr<AffineExpr> lhs = indexExpr(mul.getLhs(), notSymbol, depth + 1);
+    if (failed(lhs))
+      return failure();
+    FailureOr<AffineExpr> rhs = indexExpr(mul.getRhs(), notSymbol, depth + 1);
+    if (failed(rhs))
+      return failure();
+    return *lhs * *rhs;
+  }
+  return failure();
 }
 
 namespace {

@@ -119,20 +119,29 @@ struct InsertRematPass
     WalkResult unplanned = module.walk([&](FunctionOpInterface f) {
       if (f.isExternal() || isHostFunction(f))
         return WalkResult::advance();
-      // A function that creates no tensor or buffer (a driver that only
-      // calls others, say) has nothing to recompute and no arena.
       WalkResult creates = f.walk([](Operation *op) {
         return llvm::any_of(op->getResultTypes(), llvm::IsaPred<ShapedType>)
                    ? WalkResult::interrupt()
                    : WalkResult::advance();
       });
-      if (!creates.wasInterrupted())
-        return WalkResult::advance();
       if (!isUnplannedFunction(f)) {
+        // A fixed policy has nothing to recompute in a function with
+        // control flow that creates no tensor or buffer (a driver that only
+        // calls others): it is left alone. Under a budget every function
+        // is measured: bufferization may still give it buffers (a copy at
+        // a call).
+        bool multiBlock = false;
+        bool branching =
+            FunctionRematGraph::findControlFlow(f, multiBlock) || multiBlock;
+        if (branching && !creates.wasInterrupted() && budget <= 0)
+          return WalkResult::advance();
         funcs.push_back(f);
         return WalkResult::advance();
       }
-      // A function left unplanned has no arena: it cannot keep a budget.
+      // A function left unplanned has no arena: only one that creates no
+      // tensor or buffer keeps a budget.
+      if (!creates.wasInterrupted())
+        return WalkResult::advance();
       f.emitError("memplan cannot keep a budget for @")
           << f.getName() << ": it is left unplanned ("
           << MemplanDialect::UnplannedAttrHelper(f.getContext())
@@ -185,11 +194,16 @@ struct InsertRematPass
     }
     // Measured before the budget is set: a copy that carries it would be
     // refused by pack-arena itself (dynamic shapes) instead of measured.
-    std::string why;
-    std::optional<uint64_t> arena = measureArena(f, nullptr, why);
+    std::string why, heap;
+    std::optional<uint64_t> arena = measureArena(f, nullptr, why, &heap);
     if (!arena)
+      return f.emitError("memplan cannot check the budget of @")
+             << f.getName()
+             << " on a bufferized, packed copy of the module: " << why;
+    if (!heap.empty())
       return f.emitError("memplan cannot keep a budget for @")
-             << f.getName() << ": " << why;
+             << f.getName() << ": a buffer of run-time size stays on the heap ("
+             << heap << "), outside the arena the budget bounds";
     if (*arena <= static_cast<uint64_t>(budget)) {
       setBudget(f, budget);
       return success();
@@ -240,8 +254,11 @@ struct InsertRematPass
   /// The packed arena of `func` under `plan` (measured on a copy of the
   /// module); std::nullopt, with the copy's first error in `why`, when the
   /// copy cannot be rewritten, bufferized or packed.
+  /// `heap`, when given, gets the first buffer of run-time size the copy
+  /// leaves on the heap in the function (one no budget can count).
   std::optional<uint64_t> measureArena(FunctionOpInterface func,
-                                       const RematPlan *plan, std::string &why);
+                                       const RematPlan *plan, std::string &why,
+                                       std::string *heap = nullptr);
 };
 } // namespace
 
@@ -625,7 +642,8 @@ void InsertRematPass::recordDecisions(FunctionOpInterface func,
 
 std::optional<uint64_t> InsertRematPass::measureArena(FunctionOpInterface func,
                                                       const RematPlan *plan,
-                                                      std::string &why) {
+                                                      std::string &why,
+                                                      std::string *heap) {
   ++numMeasured;
   why = "unknown reason";
   // Diagnostics of the copy are not the user's: kept quiet, the first
@@ -681,6 +699,16 @@ std::optional<uint64_t> InsertRematPass::measureArena(FunctionOpInterface func,
     why = "it is left unplanned (" + unplanned.str() + ")";
     return std::nullopt;
   }
+  if (heap)
+    copyFunc.walk([&](memref::AllocOp alloc) {
+      bool returned = llvm::any_of(alloc->getUsers(), [](Operation *user) {
+        return user->hasTrait<OpTrait::ReturnLike>();
+      });
+      if (alloc.getType().hasStaticShape() || returned)
+        return WalkResult::advance();
+      *heap = describeOp(alloc);
+      return WalkResult::interrupt();
+    });
   uint64_t arena = 0;
   copyFunc.walk([&](ArenaOp op) { arena = op.getSizeInBytes(); });
   return arena;

@@ -512,8 +512,8 @@ Value Transformer::emit(Emitter &e, ValueRange batch, ValueRange ps,
 
   Value pos = ps[1];
   if (k.dynamicSeq) {
-    // The first S rows of the positional table (S <= its rows: the
-    // function's memplan.bounds).
+    // The first S rows of the positional table: S <= its rows, which
+    // memplan derives from this slice.
     seqSize = tensor::DimOp::create(e.b, e.loc, ids, 1);
     SmallVector<OpFoldResult> offsets(2, e.b.getIndexAttr(0)),
         strides(2, e.b.getIndexAttr(1));

@@ -149,15 +149,18 @@ static cl::opt<int64_t> ffnMult("ffn-mult",
 
 static cl::opt<std::string> dynamicDims(
     "dynamic",
-    cl::desc("batch: the batch dimension is dynamic, named B (every model); "
-             "@train_step then works for every batch size"),
+    cl::desc("batch: the batch dimension is dynamic, named B (every "
+             "model); batch,seq: the transformer's sequence length too, "
+             "named S (at most --seq); @train_step then works for every "
+             "size"),
     cl::init(""), cl::cat(category));
 static cl::list<int64_t>
     runBatches("run-batches",
                cl::desc("--dynamic=batch with --main: the batch sizes @main "
                         "runs at, in order (default: --batch); with "
-                        "--main=run, MEMPLAN_BATCH=N in the environment at "
-                        "run time runs the step once at N instead"),
+                        "--main=run, MEMPLAN_BATCH=N (and MEMPLAN_SEQ=L with "
+                        "--dynamic=batch,seq) in the environment at run time "
+                        "runs the step once at that size instead"),
                cl::CommaSeparated, cl::cat(category));
 
 static cl::list<std::string>
@@ -766,8 +769,13 @@ struct ModuleBuilder {
         func::FuncOp::create(b, loc, "run_at", b.getFunctionType(args, {}));
     func.setPrivate();
     func.setArgAttr(0, "memplan.symbols", b.getStringAttr("B"));
-    if (dynamicSeq())
+    if (dynamicSeq()) {
       func.setArgAttr(1, "memplan.symbols", b.getStringAttr("S"));
+      // @main passes at most --seq (MEMPLAN_SEQ is checked): say so, for
+      // budgets and bounded plans (@train_step derives it from its table).
+      func->setAttr("memplan.bounds", b.getDictionaryAttr(b.getNamedAttr(
+                                          "S", b.getI64IntegerAttr(seq))));
+    }
     Block *entry = func.addEntryBlock();
     b.setInsertionPointToStart(entry);
     runBatch = entry->getArgument(0);
@@ -968,8 +976,9 @@ int main(int argc, char **argv) {
     fail("--dynamic=batch,seq needs --model=transformer (the only model "
          "with a sequence)");
   if (dynamic && targetName == "nvvm")
-    fail("--dynamic=batch needs --target=cpu: memplan's device lowering "
-         "supports static shapes only");
+    fail("--dynamic=" + dynamicDims +
+         " needs --target=cpu: memplan's device lowering supports static "
+         "shapes only");
   if (!runBatches.empty() && !dynamic)
     fail("--run-batches needs --dynamic=batch");
   if (!runBatches.empty() && mainKind == "none")

@@ -26,6 +26,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Value.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
+#include "mlir/Interfaces/ValueBoundsOpInterface.h"
 #include "mlir/Support/LLVM.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringMap.h"
@@ -58,9 +59,11 @@ public:
   /// the bounds of its `memplan.bounds` attribute; `extraBounds` (by name)
   /// fill in those the attribute does not give, and the IR those neither
   /// gives: a symbol that is the size of a unit-stride
-  /// `tensor.extract_slice` or `memref.subview` in the entry block, along a
+  /// `tensor.extract_slice` or `memref.subview` whose elements the entry
+  /// block reads or writes, or of a `tensor.insert_slice` there, along a
   /// static dimension E at a static offset o, is at most E - o (a valid
-  /// program slices within its source; the smallest such bound is kept).
+  /// program accesses a slice within its source; the smallest such bound is
+  /// kept).
   /// Located errors on a bad `memplan.symbols` or `memplan.bounds`.
   static FailureOr<SymbolicSizes>
   create(FunctionOpInterface func,
@@ -100,9 +103,30 @@ private:
   std::optional<unsigned> symbolOfSize(Value size) const;
   /// Bounds the IR implies, for symbols given none (see create()).
   void deriveBounds();
+  /// Dimension `d` of `value` (or the index `index`) over the symbols:
+  /// upstream's value bounds, else, for what they cannot state (a product
+  /// of symbols), through the op that gives it (tensor.empty/memref.alloc
+  /// sizes, dim ops, arith.muli, collapse_shape groups, a
+  /// destination-style result's init), at most kMaxStructureDepth ops deep.
+  /// `notSymbol` is set when it depends on an argument that is no symbol.
+  static constexpr unsigned kMaxStructureDepth = 16;
+  FailureOr<AffineExpr> dimensionExpr(Value value, int64_t d, bool &notSymbol,
+                                      unsigned depth = 0);
+  FailureOr<AffineExpr> indexExpr(Value index, bool &notSymbol, unsigned depth);
+  FailureOr<AffineExpr> boundExpr(ValueBoundsConstraintSet::Variable variable,
+                                  bool &notSymbol);
+  FailureOr<AffineExpr> dimensionByStructure(Value value, int64_t d,
+                                             bool &notSymbol, unsigned depth);
+  FailureOr<AffineExpr> indexByStructure(Value index, bool &notSymbol,
+                                         unsigned depth);
 
   FunctionOpInterface func;
   SmallVector<SizeSymbol> symbols;
+  /// Dimensions and indices already stated (dimensionExpr, indexExpr):
+  /// buffers are sized in program order, so a chain of ops reaches one of
+  /// them in a few steps.
+  llvm::DenseMap<std::pair<Value, int64_t>, AffineExpr> dimCache;
+  llvm::DenseMap<Value, AffineExpr> indexCache;
   /// Whether the function's dim ops were checked (a constant dimension
   /// index out of range crashes upstream's value bounds), and the result.
   std::optional<bool> dimsChecked;
