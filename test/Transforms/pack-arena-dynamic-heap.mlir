@@ -16,9 +16,9 @@
 // REPORT:      "heap_buffers": [
 // REPORT-NEXT:   {
 // REPORT-NEXT:     "name": "memref.alloc @ {{.*}}pack-arena-dynamic-heap.mlir:{{[0-9]+}}:8",
-// REPORT-NEXT:     "reason": "dimension 0 of 'memref<?xf32>' is not an affine function of the sizes of @loaded's arguments, so its buffer cannot be placed before the function runs"
+// REPORT-NEXT:     "reason": "dimension 0 of 'memref<?xf32>' is not a function of the sizes of @loaded's arguments that memplan can state (sums and products of them), so its buffer cannot be placed before the function runs"
 
-// EXPLAIN: left on the heap: memref.alloc @ {{.*}}: dimension 0 of 'memref<?xf32>' is not an affine function
+// EXPLAIN: left on the heap: memref.alloc @ {{.*}}: dimension 0 of 'memref<?xf32>' is not a function of the sizes
 
 func.func @loaded(%x: memref<?xf32>, %size: memref<index>, %out: memref<?xf32>) {
   %c0 = arith.constant 0 : index

@@ -13,7 +13,7 @@
 // CHECK-NEXT: 1.00 KiB   25.0%  [0, 5)  linalg.copy @ {{.*}}pack-arena-explain.mlir:21:3
 // CHECK-NEXT: 1.00 KiB   25.0%  [3, 7)  linalg.copy @ {{.*}}pack-arena-explain.mlir:23:3
 // CHECK-NEXT: @g: no arena
-// CHECK-NEXT:   left on the heap: memref.alloc @ {{.*}}pack-arena-explain.mlir:{{[0-9]+}}:8: dimension 0 of 'memref<?xf32>' is not an affine function of the sizes of @g's arguments, so its buffer cannot be placed before the function runs
+// CHECK-NEXT:   left on the heap: memref.alloc @ {{.*}}pack-arena-explain.mlir:{{[0-9]+}}:8: dimension 0 of 'memref<?xf32>' is not a function of the sizes of @g's arguments that memplan can state (sums and products of them), so its buffer cannot be placed before the function runs
 // ERR: error: cannot write the explanation '{{.*}}x.txt'
 func.func @f(%x: memref<256xf32>) {
   %a = memref.alloc() : memref<256xf32>

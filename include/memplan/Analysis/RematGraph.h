@@ -52,7 +52,7 @@ struct FunctionRematGraph {
   /// whose value is read before it is complete). A buffer of dynamic shape
   /// gets its size at the bounds of the function's symbols
   /// (`memplan.bounds`, then `extraBounds`): a budget applies at the bounds.
-  /// A symbol without a bound, or a size that is no affine function of the
+  /// A symbol without a bound, or a size that is no stated function of the
   /// symbols, is an error.
   static FailureOr<FunctionRematGraph>
   build(FunctionOpInterface func,

@@ -173,8 +173,8 @@ def PackArenaPass : Pass<"memplan-pack-arena", "::mlir::ModuleOp"> {
     used for every smaller shape, each dynamic buffer checked where it is
     allocated against its planned bytes (`cf.assert`). `eval` names points at which
     the report evaluates the plan. The bounds used are recorded in
-    `memplan.bounds`. A buffer whose size is no affine function of the
-    arguments' sizes stays on the heap (listed in the report's
+    `memplan.bounds`. A buffer whose size is no function of the arguments'
+    sizes that memplan can state (sums and products) stays on the heap (listed in the report's
     `heap_buffers` with why); the rest is planned.
 
     A function the lifetime analysis rejects is left as it is, with the
