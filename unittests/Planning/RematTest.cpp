@@ -332,8 +332,9 @@ TEST(RematTest, WorkLimitKeepsPlansValid) {
         RematCost sim = simulateSchedule(g, cut[k].schedule);
         EXPECT_EQ(sim.peak, cut[k].result.peak);
         EXPECT_EQ(sim.cost, cut[k].result.cost);
-        if (k > 0)
+        if (k > 0) {
           EXPECT_GE(cut[k].result.cost, cut[k - 1].result.cost);
+        }
       }
       // The first plan is keep-all whatever the limit.
       EXPECT_EQ(cut.front().schedule, full.front().schedule);
