@@ -223,7 +223,7 @@ FailureOr<AffineExpr> SymbolicSizes::getByteSize(Location loc, Value value,
       continue;
     }
     bool notSymbol = false;
-    FailureOr<AffineExpr> dimExpr = dimensionExpr(value, d, notSymbol);
+    FailureOr<AffineExpr> dimExpr = sizeExpr(value, d, notSymbol);
     if (succeeded(dimExpr)) {
       bytes = bytes * *dimExpr;
       continue;
@@ -274,45 +274,67 @@ SymbolicSizes::boundExpr(ValueBoundsConstraintSet::Variable variable,
       ArrayRef<AffineExpr>(replacements).drop_front(map.getNumDims()));
 }
 
-FailureOr<AffineExpr> SymbolicSizes::dimensionExpr(Value value, int64_t d,
-                                                   bool &notSymbol,
-                                                   unsigned depth) {
-  if (auto it = dimCache.find({value, d}); it != dimCache.end())
+FailureOr<AffineExpr> SymbolicSizes::sizeExpr(Value value,
+                                              std::optional<int64_t> dim,
+                                              bool &notSymbol, unsigned depth) {
+  std::pair<Value, int64_t> key{value, dim.value_or(-1)};
+  if (auto it = sizeCache.find(key); it != sizeCache.end())
     return it->second;
   FailureOr<AffineExpr> result =
-      dimensionByStructure(value, d, notSymbol, depth);
+      boundExpr(dim ? ValueBoundsConstraintSet::Variable(value, *dim)
+                    : ValueBoundsConstraintSet::Variable(value),
+                notSymbol);
+  if (failed(result) && !notSymbol && depth < kMaxStructureDepth)
+    result = sizeByStructure(value, dim, notSymbol, depth);
   if (succeeded(result))
-    dimCache[{value, d}] = *result;
+    sizeCache[key] = *result;
   return result;
 }
 
-FailureOr<AffineExpr> SymbolicSizes::dimensionByStructure(Value value,
-                                                          int64_t d,
-                                                          bool &notSymbol,
-                                                          unsigned depth) {
-  FailureOr<AffineExpr> bound =
-      boundExpr(ValueBoundsConstraintSet::Variable(value, d), notSymbol);
-  if (succeeded(bound) || notSymbol || depth >= kMaxStructureDepth)
-    return bound;
+FailureOr<AffineExpr> SymbolicSizes::sizeByStructure(Value value,
+                                                     std::optional<int64_t> dim,
+                                                     bool &notSymbol,
+                                                     unsigned depth) {
   // What value bounds cannot state (they are linear): a product of
   // symbols, such as the B * S rows of a collapse_shape of [B, S] tokens.
-  // Followed through the op that gives the dimension, to a fixed depth.
+  // Followed through the op that gives the size, to a fixed depth.
   Operation *def = value.getDefiningOp();
   if (!def)
     return failure();
+  if (!dim) {
+    // An index: a dim op, or a product.
+    if (isa<tensor::DimOp, memref::DimOp>(def))
+      if (std::optional<int64_t> d = getConstantIntValue(def->getOperand(1)))
+        return sizeExpr(def->getOperand(0), *d, notSymbol, depth + 1);
+    if (auto mul = dyn_cast<arith::MulIOp>(def)) {
+      FailureOr<AffineExpr> lhs =
+          sizeExpr(mul.getLhs(), std::nullopt, notSymbol, depth + 1);
+      if (failed(lhs))
+        return failure();
+      FailureOr<AffineExpr> rhs =
+          sizeExpr(mul.getRhs(), std::nullopt, notSymbol, depth + 1);
+      if (failed(rhs))
+        return failure();
+      return *lhs * *rhs;
+    }
+    return failure();
+  }
+  int64_t d = *dim;
   auto shaped = cast<ShapedType>(value.getType());
+  // The size operand of dynamic dimension d of an allocation.
   auto dynamicOperand = [&](ValueRange sizes) -> Value {
     int64_t k = 0;
     for (int64_t i = 0; i < d; ++i)
       k += shaped.isDynamicDim(i);
     return k < static_cast<int64_t>(sizes.size()) ? sizes[k] : Value();
   };
+  Value size;
   if (auto empty = dyn_cast<tensor::EmptyOp>(def))
-    if (Value size = dynamicOperand(empty.getDynamicSizes()))
-      return indexExpr(size, notSymbol, depth + 1);
-  if (auto alloc = dyn_cast<memref::AllocOp>(def))
-    if (Value size = dynamicOperand(alloc.getDynamicSizes()))
-      return indexExpr(size, notSymbol, depth + 1);
+    size = dynamicOperand(empty.getDynamicSizes());
+  else if (auto alloc = dyn_cast<memref::AllocOp>(def))
+    size = dynamicOperand(alloc.getDynamicSizes());
+  if (size)
+    return sizeExpr(size, std::nullopt, notSymbol, depth + 1);
   auto product = [&](Value source,
                      ArrayRef<int64_t> group) -> FailureOr<AffineExpr> {
     AffineExpr result = getAffineConstantExpr(1, func.getContext());
@@ -322,8 +344,7 @@ FailureOr<AffineExpr> SymbolicSizes::dimensionByStructure(Value value,
         result = result * sourceType.getDimSize(j);
         continue;
       }
-      FailureOr<AffineExpr> part =
-          dimensionExpr(source, j, notSymbol, depth + 1);
+      FailureOr<AffineExpr> part = sizeExpr(source, j, notSymbol, depth + 1);
       if (failed(part))
         return failure();
       result = result * *part;
@@ -338,40 +359,8 @@ FailureOr<AffineExpr> SymbolicSizes::dimensionByStructure(Value value,
   if (auto dps = dyn_cast<DestinationStyleOpInterface>(def))
     if (auto result = dyn_cast<OpResult>(value))
       if (result.getResultNumber() < dps.getNumDpsInits())
-        return dimensionExpr(dps.getDpsInits()[result.getResultNumber()], d,
-                             notSymbol, depth + 1);
-  return failure();
-}
-
-FailureOr<AffineExpr> SymbolicSizes::indexExpr(Value index, bool &notSymbol,
-                                               unsigned depth) {
-  if (auto it = indexCache.find(index); it != indexCache.end())
-    return it->second;
-  FailureOr<AffineExpr> result = indexByStructure(index, notSymbol, depth);
-  if (succeeded(result))
-    indexCache[index] = *result;
-  return result;
-}
-
-FailureOr<AffineExpr>
-SymbolicSizes::indexByStructure(Value index, bool &notSymbol, unsigned depth) {
-  FailureOr<AffineExpr> bound =
-      boundExpr(ValueBoundsConstraintSet::Variable(index), notSymbol);
-  if (succeeded(bound) || notSymbol || depth >= kMaxStructureDepth)
-    return bound;
-  Operation *def = index.getDefiningOp();
-  if (isa_and_nonnull<tensor::DimOp, memref::DimOp>(def))
-    if (std::optional<int64_t> d = getConstantIntValue(def->getOperand(1)))
-      return dimensionExpr(def->getOperand(0), *d, notSymbol, depth + 1);
-  if (auto mul = dyn_cast_or_null<arith::MulIOp>(def)) {
-    FailureOr<AffineExpr> lhs = indexExpr(mul.getLhs(), notSymbol, depth + 1);
-    if (failed(lhs))
-      return failure();
-    FailureOr<AffineExpr> rhs = indexExpr(mul.getRhs(), notSymbol, depth + 1);
-    if (failed(rhs))
-      return failure();
-    return *lhs * *rhs;
-  }
+        return sizeExpr(dps.getDpsInits()[result.getResultNumber()], d,
+                        notSymbol, depth + 1);
   return failure();
 }
 

@@ -46,7 +46,6 @@ using namespace mlir::memplan;
 
 #define DEBUG_TYPE "memplan-insert-remat"
 
-/// Whether some backward node reads a forward node (a training step).
 /// Records the byte budget the function's packed arena must respect.
 static void setBudget(FunctionOpInterface func, int64_t budget) {
   MLIRContext *ctx = func.getContext();
@@ -54,6 +53,19 @@ static void setBudget(FunctionOpInterface func, int64_t budget) {
       func, IntegerAttr::get(IntegerType::get(ctx, 64), budget));
 }
 
+/// What makes `func` other than straight-line code ("'scf.if'", "several
+/// blocks"), or nothing.
+static std::optional<std::string> describeControlFlow(FunctionOpInterface f) {
+  bool multiBlock = false;
+  Operation *op = FunctionRematGraph::findControlFlow(f, multiBlock);
+  if (multiBlock)
+    return std::string("several blocks");
+  if (op)
+    return "'" + op->getName().getStringRef().str() + "'";
+  return std::nullopt;
+}
+
+/// Whether some backward node reads a forward node (a training step).
 static bool hasRecomputable(const RematGraph &graph) {
   return llvm::any_of(graph.nodes, [&](const RematNode &node) {
     return node.backward && llvm::any_of(node.inputs, [&](size_t in) {
@@ -116,6 +128,9 @@ struct InsertRematPass
     options.budget = budget > 0 ? uint64_t(budget) : UINT64_MAX;
     options.workLimit = planWorkLimit ? uint64_t(planWorkLimit) : UINT64_MAX;
     SmallVector<FunctionOpInterface> funcs;
+    // Functions with control flow under the budget policy, with what makes
+    // them so.
+    SmallVector<std::pair<FunctionOpInterface, std::string>> branching;
     WalkResult unplanned = module.walk([&](FunctionOpInterface f) {
       if (f.isExternal() || isHostFunction(f))
         return WalkResult::advance();
@@ -125,15 +140,22 @@ struct InsertRematPass
                    : WalkResult::advance();
       });
       if (!isUnplannedFunction(f)) {
+        std::optional<std::string> controlFlow = describeControlFlow(f);
+        // With the budget policy, a function with control flow (a driver
+        // looping over steps, say) is not rewritten: its budget is
+        // recorded and checked on its packed arena like any other
+        // function's (with check-arena, measured after the others). Every
+        // such function is measured, even one that creates no tensor:
+        // bufferization may still give it buffers (a copy at a call).
+        if (controlFlow && options.policy == RematPolicy::Budget &&
+            budget > 0) {
+          branching.push_back({f, *controlFlow});
+          return WalkResult::advance();
+        }
         // A fixed policy has nothing to recompute in a function with
-        // control flow that creates no tensor or buffer (a driver that only
-        // calls others): it is left alone. Under a budget every function
-        // is measured: bufferization may still give it buffers (a copy at
-        // a call).
-        bool multiBlock = false;
-        bool branching =
-            FunctionRematGraph::findControlFlow(f, multiBlock) || multiBlock;
-        if (branching && !creates.wasInterrupted() && budget <= 0)
+        // control flow that creates no tensor or buffer (a driver that
+        // only calls others): it is left alone.
+        if (controlFlow && !creates.wasInterrupted() && budget <= 0)
           return WalkResult::advance();
         funcs.push_back(f);
         return WalkResult::advance();
@@ -152,19 +174,6 @@ struct InsertRematPass
     });
     if (unplanned.wasInterrupted())
       return signalPassFailure();
-    // With the budget policy, a function with control flow (a driver
-    // looping over steps, say) is not rewritten: its budget is recorded
-    // and checked on its packed arena like any other function's (with
-    // check-arena, measured below, after the other functions).
-    SmallVector<FunctionOpInterface> branching;
-    if (options.policy == RematPolicy::Budget && budget > 0)
-      llvm::erase_if(funcs, [&](FunctionOpInterface f) {
-        bool multiBlock = false;
-        if (!FunctionRematGraph::findControlFlow(f, multiBlock) && !multiBlock)
-          return false;
-        branching.push_back(f);
-        return true;
-      });
     exported = 0;
     if (!exportGraph.empty())
       for (FunctionOpInterface func : funcs) {
@@ -177,8 +186,8 @@ struct InsertRematPass
     bool anyFailed = false;
     for (FunctionOpInterface func : funcs)
       anyFailed |= failed(rewrite(func, options));
-    for (FunctionOpInterface func : branching)
-      anyFailed |= failed(keepBudgetWithoutRemat(func));
+    for (auto &[func, controlFlow] : branching)
+      anyFailed |= failed(keepBudgetWithoutRemat(func, controlFlow));
     if (anyFailed)
       return signalPassFailure();
   }
@@ -187,7 +196,8 @@ struct InsertRematPass
   /// budget; with check-arena, measures its arena first and refuses a
   /// budget below it, or one it cannot check (the function is left
   /// unplanned, say).
-  LogicalResult keepBudgetWithoutRemat(FunctionOpInterface f) {
+  LogicalResult keepBudgetWithoutRemat(FunctionOpInterface f,
+                                       StringRef controlFlow) {
     if (!checkArena) {
       setBudget(f, budget);
       return success();
@@ -208,20 +218,12 @@ struct InsertRematPass
       setBudget(f, budget);
       return success();
     }
-    bool multiBlock = false;
-    Operation *op = FunctionRematGraph::findControlFlow(f, multiBlock);
-    InFlightDiagnostic diag = f.emitError("the budget of ")
-                              << static_cast<int64_t>(budget)
-                              << " bytes is infeasible for @" << f.getName()
-                              << ": its arena is " << *arena
-                              << " bytes, and memplan-insert-remat does not "
-                                 "rewrite functions with control flow (";
-    if (op)
-      diag << "'" << op->getName() << "'";
-    else
-      diag << "several blocks";
-    diag << ")";
-    return failure();
+    return f.emitError("the budget of ")
+           << static_cast<int64_t>(budget) << " bytes is infeasible for @"
+           << f.getName() << ": its arena is " << *arena
+           << " bytes, and memplan-insert-remat does not rewrite functions "
+              "with control flow ("
+           << controlFlow << ")";
   }
 
   LogicalResult rewrite(FunctionOpInterface func, const RematOptions &options);

@@ -778,14 +778,26 @@ struct ModuleBuilder {
     }
     Block *entry = func.addEntryBlock();
     b.setInsertionPointToStart(entry);
+    // The batch is made at the arguments' sizes; @main's are kept.
+    Value mainBatch = runBatch, mainSeq = runSeq;
     runBatch = entry->getArgument(0);
     runSeq = dynamicSeq() ? entry->getArgument(1) : Value();
-    SmallVector<Value> args2 = makeBatch(b);
-    size_t nb = args2.size();
-    llvm::append_range(args2, makeParams(b));
-    runOnHost(b, args2, nb);
+    size_t nb = 0;
+    SmallVector<Value> stepArgs = batchAndParams(b, nb);
+    runOnHost(b, stepArgs, nb);
     func::ReturnOp::create(b, loc);
+    runBatch = mainBatch;
+    runSeq = mainSeq;
     return func;
+  }
+
+  /// A batch at `runBatch` (and `runSeq`), then the parameters: the step's
+  /// arguments; `nb` gets the number of batch inputs.
+  SmallVector<Value> batchAndParams(OpBuilder &b, size_t &nb) {
+    SmallVector<Value> args = makeBatch(b);
+    nb = args.size();
+    llvm::append_range(args, makeParams(b));
+    return args;
   }
 
   void mainFunction(bool gradcheck) {
@@ -829,31 +841,16 @@ struct ModuleBuilder {
       runSeq = index(b, seq);
     SmallVector<Type> stepResults{lossType()};
     llvm::append_range(stepResults, paramTypes());
-    // The batch at `runBatch`, then the parameters: made after the first
-    // batch of a region, shared by the later ones (`params`).
-    auto argsAtRunBatch = [&](OpBuilder &ib, size_t &nb,
-                              SmallVector<Value> &params) {
-      SmallVector<Value> args = makeBatch(ib);
-      nb = args.size();
-      if (params.empty())
-        params = makeParams(ib);
-      llvm::append_range(args, params);
-      return args;
-    };
-    SmallVector<Value> params;
     if (!gradcheck) {
       size_t nb = 0;
       if (device) {
-        SmallVector<Value> args = argsAtRunBatch(b, nb, params);
+        SmallVector<Value> args = batchAndParams(b, nb);
         runOnDevice(b, args, nb);
       } else if (!fromEnvironment) {
-        SmallVector<Value> args = argsAtRunBatch(b, nb, params);
+        SmallVector<Value> args = batchAndParams(b, nb);
         runOnHost(b, args, nb);
       } else {
-        Value mainBatch = runBatch, mainSeq = runSeq;
         func::FuncOp runAt = runAtFunction();
-        runBatch = mainBatch;
-        runSeq = mainSeq;
         auto isSet = [&](Value v) {
           return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, v,
                                        index(b, 0));
@@ -892,7 +889,7 @@ struct ModuleBuilder {
       return;
     }
     size_t nb = 0;
-    SmallVector<Value> args = argsAtRunBatch(b, nb, params);
+    SmallVector<Value> args = batchAndParams(b, nb);
     Emitter e(b, loc, ft);
     auto grads =
         func::CallOp::create(b, loc, "loss_and_grads", stepResults, args);

@@ -103,30 +103,27 @@ private:
   std::optional<unsigned> symbolOfSize(Value size) const;
   /// Bounds the IR implies, for symbols given none (see create()).
   void deriveBounds();
-  /// Dimension `d` of `value` (or the index `index`) over the symbols:
-  /// upstream's value bounds, else, for what they cannot state (a product
-  /// of symbols), through the op that gives it (tensor.empty/memref.alloc
-  /// sizes, dim ops, arith.muli, collapse_shape groups, a
+  /// Dimension `dim` of `value`, or the index `value` (no `dim`), over the
+  /// symbols: upstream's value bounds, else, for what they cannot state (a
+  /// product of symbols), through the op that gives it (tensor.empty and
+  /// memref.alloc sizes, dim ops, arith.muli, collapse_shape groups, a
   /// destination-style result's init), at most kMaxStructureDepth ops deep.
   /// `notSymbol` is set when it depends on an argument that is no symbol.
+  /// Memoized (sizeCache).
   static constexpr unsigned kMaxStructureDepth = 16;
-  FailureOr<AffineExpr> dimensionExpr(Value value, int64_t d, bool &notSymbol,
-                                      unsigned depth = 0);
-  FailureOr<AffineExpr> indexExpr(Value index, bool &notSymbol, unsigned depth);
+  FailureOr<AffineExpr> sizeExpr(Value value, std::optional<int64_t> dim,
+                                 bool &notSymbol, unsigned depth = 0);
+  FailureOr<AffineExpr> sizeByStructure(Value value, std::optional<int64_t> dim,
+                                        bool &notSymbol, unsigned depth);
   FailureOr<AffineExpr> boundExpr(ValueBoundsConstraintSet::Variable variable,
                                   bool &notSymbol);
-  FailureOr<AffineExpr> dimensionByStructure(Value value, int64_t d,
-                                             bool &notSymbol, unsigned depth);
-  FailureOr<AffineExpr> indexByStructure(Value index, bool &notSymbol,
-                                         unsigned depth);
 
   FunctionOpInterface func;
   SmallVector<SizeSymbol> symbols;
-  /// Dimensions and indices already stated (dimensionExpr, indexExpr):
-  /// buffers are sized in program order, so a chain of ops reaches one of
-  /// them in a few steps.
-  llvm::DenseMap<std::pair<Value, int64_t>, AffineExpr> dimCache;
-  llvm::DenseMap<Value, AffineExpr> indexCache;
+  /// Sizes already stated (sizeExpr; an index has dimension -1): buffers
+  /// are sized in program order, so a chain of ops reaches one of them in a
+  /// few steps.
+  llvm::DenseMap<std::pair<Value, int64_t>, AffineExpr> sizeCache;
   /// Whether the function's dim ops were checked (a constant dimension
   /// index out of range crashes upstream's value bounds), and the result.
   std::optional<bool> dimsChecked;
