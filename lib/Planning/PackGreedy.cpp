@@ -13,7 +13,10 @@
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallVector.h"
+#include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/MathExtras.h"
+
+#include <algorithm>
 
 #include <map>
 #include <queue>
@@ -160,7 +163,7 @@ uint64_t bestFitOffset(const Segment &seg, const IntervalTree &tree,
   });
   if (budget)
     budget->charge(1 + 5 * visited +
-                   busy.size() * llvm::Log2_64_Ceil(busy.size() + 1) / 2);
+                   2 * busy.size() * llvm::Log2_64_Ceil(busy.size() + 1));
   llvm::sort(busy);
   return fitAmong(busy, item.size, item.alignment);
 }
@@ -279,12 +282,33 @@ uint64_t BusyIndex::place(uint32_t id, Fit fit, uint64_t &lists) {
   return fitAmong(busy, items[id].size, items[id].alignment, fit);
 }
 
-/// Work units per coalesced range a BusyIndex query reads and per node an
-/// item's query and add walk: a unit of the greedy placer then takes about
-/// as long as a unit of the canonical search, about 2 ns on the CI machine
-/// (measured: about 19 ns per range and 40 ns per node, docs/Packing.md).
-constexpr uint64_t kListWeight = 10;
+/// Work units per coalesced range a BusyIndex query reads (first fit, best
+/// fit) and per node an item's query and add walk: a unit of the greedy
+/// placer then takes about as long as a unit of the canonical search, about
+/// 2 ns on the CI machine. Fitted on the 10^5-item irregular and planted
+/// traces (docs/Packing.md): about 22 ns per range with first fit, 30 ns
+/// with best fit (which scans every gap), and 39 ns per node.
+constexpr uint64_t kFirstFitListWeight = 11;
+constexpr uint64_t kBestFitListWeight = 15;
 constexpr uint64_t kNodeWeight = 20;
+
+bool placeNext(BusyIndex &index, ArrayRef<PackItem> items, uint32_t id,
+               std::vector<uint64_t> &offsets, const Budget *budget,
+               uint64_t cutoff, Fit fit, size_t &count, uint64_t &arena) {
+  if (budget &&
+      (budget->overWork() || ((++count & 255) == 0 && budget->overTime())))
+    return false;
+  uint64_t lists = 0;
+  uint64_t at = index.place(id, fit, lists);
+  if (budget)
+    budget->charge(
+        (fit == Fit::First ? kFirstFitListWeight : kBestFitListWeight) * lists +
+        kNodeWeight * index.nodesPerItem());
+  offsets[id] = at;
+  index.add(id, at);
+  arena = std::max(arena, at + items[id].size);
+  return arena < cutoff;
+}
 
 std::optional<uint64_t> placeInOrder(BusyIndex &index, ArrayRef<PackItem> items,
                                      ArrayRef<uint32_t> order,
@@ -294,20 +318,10 @@ std::optional<uint64_t> placeInOrder(BusyIndex &index, ArrayRef<PackItem> items,
   index.clear();
   uint64_t arena = 0;
   size_t count = 0;
-  for (uint32_t id : order) {
-    if (budget &&
-        (budget->overWork() || ((++count & 255) == 0 && budget->overTime())))
+  for (uint32_t id : order)
+    if (!placeNext(index, items, id, offsets, budget, cutoff, fit, count,
+                   arena))
       return std::nullopt;
-    uint64_t lists = 0;
-    uint64_t at = index.place(id, fit, lists);
-    if (budget)
-      budget->charge(kListWeight * lists + 48 * index.nodesPerItem()); // W
-    offsets[id] = at;
-    index.add(id, at);
-    arena = std::max(arena, at + items[id].size);
-    if (arena >= cutoff)
-      return std::nullopt;
-  }
   return arena;
 }
 
@@ -485,59 +499,113 @@ uint64_t sweepFromPeak(const Segment &seg, int64_t peak,
 }
 
 /// Sort keys for the greedy orders tried by Best.
-enum class OrderKind { Size, Area, Duration, Start, Random };
+enum class OrderKind { Size, Area, Duration, Start };
 
-std::vector<uint32_t> makeOrder(const Segment &seg, OrderKind kind,
-                                std::mt19937_64 *rng) {
-  std::vector<uint32_t> order(seg.ids);
+std::vector<uint32_t> makeOrder(const Segment &seg, OrderKind kind) {
+  // seg.ids is in start order, ties by index (splitSegments).
+  if (kind == OrderKind::Start)
+    return seg.ids;
   const auto &items = seg.items;
   auto duration = [&](uint32_t i) {
     return static_cast<uint64_t>(items[i].live.end - items[i].live.start);
   };
+  // Descending by key, ties by index: a total order, so an unstable sort
+  // gives the same sequence with any standard library. Keys sit next to
+  // their ids (no indirection in the comparisons): on 10^5 items the
+  // random orders' sorts took half of Best's time when they compared
+  // through an index array.
   auto byKey = [&](auto key) {
-    llvm::stable_sort(order, [&](uint32_t a, uint32_t b) {
-      auto ka = key(a), kb = key(b);
-      if (ka != kb)
-        return ka > kb;
-      return a < b;
+    using Key = decltype(key(uint32_t()));
+    std::vector<std::pair<Key, uint32_t>> keyed;
+    keyed.reserve(seg.ids.size());
+    for (uint32_t id : seg.ids)
+      keyed.emplace_back(key(id), id);
+    std::sort(keyed.begin(), keyed.end(), [](const auto &a, const auto &b) {
+      if (a.first != b.first)
+        return a.first > b.first;
+      return a.second < b.second;
     });
+    std::vector<uint32_t> order;
+    order.reserve(keyed.size());
+    for (const auto &entry : keyed)
+      order.push_back(entry.second);
+    return order;
   };
   switch (kind) {
   case OrderKind::Size:
-    byKey(
+    return byKey(
         [&](uint32_t i) { return std::make_pair(items[i].size, duration(i)); });
-    break;
   case OrderKind::Area:
-    byKey([&](uint32_t i) {
+    return byKey([&](uint32_t i) {
       return static_cast<double>(items[i].size) *
              static_cast<double>(duration(i));
     });
-    break;
   case OrderKind::Duration:
-    byKey(
+    return byKey(
         [&](uint32_t i) { return std::make_pair(duration(i), items[i].size); });
-    break;
   case OrderKind::Start:
-    llvm::stable_sort(order, [&](uint32_t a, uint32_t b) {
-      return items[a].live.start < items[b].live.start;
-    });
     break;
-  case OrderKind::Random: {
-    // Size order with multiplicative noise: keeps big buffers early.
-    // The noise in [0.5, 1.5) from the top 53 bits of mt19937_64 (fully
-    // specified by the standard), not a std:: distribution (whose output
-    // differs between standard libraries): the same on any machine.
-    std::vector<double> key(items.size());
-    for (uint32_t i : order) {
-      double noise = 0.5 + static_cast<double>((*rng)() >> 11) * 0x1p-53;
-      key[i] = static_cast<double>(items[i].size) * noise;
+  }
+  llvm_unreachable("the start order is seg.ids");
+}
+
+/// Work units charged for building one order of `n` items: a unit per
+/// item per level of the sort.
+uint64_t orderWork(size_t n) { return n * (llvm::Log2_64_Ceil(n + 1) + 1); }
+
+/// The first chunk of a random order sorted before any of it is placed.
+constexpr size_t kFirstRandomChunk = 256;
+
+/// One random order (size times a noise in [0.5, 1.5), descending; ties by
+/// index), placed by best fit as it is produced: the next chunk of the order
+/// is selected (nth_element) and sorted only when the items before it are
+/// placed, chunks doubling. Most random orders pass `cutoff` early, so the
+/// whole order is rarely sorted (on 10^5 items sorting every order took
+/// most of Best's time). The noise is the top 53 bits of mt19937_64 (fully
+/// specified by the standard), not a std:: distribution (whose output
+/// differs between standard libraries), drawn in seg.ids order: the same
+/// sequence on any machine. Returns the arena, or nullopt (as placeInOrder).
+/// `sizes` holds the items' sizes in seg.ids order (read in sequence: looking
+/// them up by id missed the cache on every item of a large segment).
+std::optional<uint64_t>
+placeRandomOrder(BusyIndex &index, const Segment &seg, ArrayRef<double> sizes,
+                 std::mt19937_64 &rng, std::vector<uint64_t> &offsets,
+                 const Budget &budget, uint64_t cutoff) {
+  std::vector<std::pair<double, uint32_t>> keyed;
+  keyed.reserve(seg.ids.size());
+  for (auto [id, size] : llvm::zip(seg.ids, sizes)) {
+    double noise = 0.5 + static_cast<double>(rng() >> 11) * 0x1p-53;
+    keyed.emplace_back(size * noise, id);
+  }
+  // Drawing, selecting and sorting: about 3 units an item each (measured
+  // on 10^5-item irregular traces, docs/Packing.md).
+  budget.charge(3 * keyed.size());
+  auto before = [](const std::pair<double, uint32_t> &a,
+                   const std::pair<double, uint32_t> &b) {
+    if (a.first != b.first)
+      return a.first > b.first;
+    return a.second < b.second;
+  };
+  index.clear();
+  uint64_t arena = 0;
+  size_t count = 0;
+  auto first = keyed.begin();
+  for (size_t chunk = kFirstRandomChunk; first != keyed.end(); chunk *= 2) {
+    auto last = keyed.end() - first > static_cast<ptrdiff_t>(chunk)
+                    ? first + chunk
+                    : keyed.end();
+    if (last != keyed.end()) {
+      std::nth_element(first, last, keyed.end(), before);
+      budget.charge(3 * (keyed.end() - first));
     }
-    llvm::stable_sort(order,
-                      [&](uint32_t a, uint32_t b) { return key[a] > key[b]; });
-    break;
+    std::sort(first, last, before);
+    budget.charge(orderWork(last - first));
+    for (; first != last; ++first)
+      if (!placeNext(index, seg.items, first->second, offsets, &budget, cutoff,
+                     Fit::Best, count, arena))
+        return std::nullopt;
   }
-  }
-  return order;
+  return arena;
 }
 
 } // namespace
@@ -548,11 +616,9 @@ uint64_t mlir::memplan::packing::packRule(const Segment &seg,
   if (algorithm == PackAlgorithm::GreedyTime)
     return sweepStartOrder(seg, offsets);
   BusyIndex index(seg);
-  std::vector<uint32_t> order =
-      makeOrder(seg,
-                algorithm == PackAlgorithm::FirstFitStart ? OrderKind::Start
-                                                          : OrderKind::Size,
-                nullptr);
+  std::vector<uint32_t> order = makeOrder(
+      seg, algorithm == PackAlgorithm::FirstFitStart ? OrderKind::Start
+                                                     : OrderKind::Size);
   return *placeInOrder(index, seg.items, order, offsets, nullptr, UINT64_MAX,
                        algorithm == PackAlgorithm::GreedySize ? Fit::Best
                                                               : Fit::First);
@@ -598,7 +664,8 @@ uint64_t mlir::memplan::packing::packGreedy(const Segment &seg,
       {OrderKind::Area, Fit::Best},  {OrderKind::Duration, Fit::Best},
       {OrderKind::Start, Fit::Best}, {OrderKind::Start, Fit::First}};
   for (auto [kind, fit] : rules) {
-    std::vector<uint32_t> order = makeOrder(seg, kind, nullptr);
+    std::vector<uint32_t> order = makeOrder(seg, kind);
+    budget.charge(orderWork(order.size()));
     std::optional<uint64_t> arena =
         placeInOrder(index, seg.items, order, trial, &budget, best, fit);
     if (arena && *arena < best)
@@ -610,12 +677,14 @@ uint64_t mlir::memplan::packing::packGreedy(const Segment &seg,
     return best;
   // Randomized improvement until the budget, the target, or a stall.
   std::mt19937_64 rng(seed);
+  std::vector<double> sizes;
+  sizes.reserve(seg.ids.size());
+  for (uint32_t id : seg.ids)
+    sizes.push_back(static_cast<double>(seg.items[id].size));
   for (unsigned stall = 0;
        best > target && stall < kMaxStall && !budget.expired(); ++stall) {
-    std::vector<uint32_t> order = makeOrder(seg, OrderKind::Random, &rng);
-    budget.charge(seg.ids.size());
     std::optional<uint64_t> arena =
-        placeInOrder(index, seg.items, order, trial, &budget, best);
+        placeRandomOrder(index, seg, sizes, rng, trial, budget, best);
     if (arena && *arena < best) {
       keep(*arena);
       stall = 0;

@@ -238,11 +238,20 @@ private:
   std::vector<size_t> bounds; // where each list starts in busy, then its end
 };
 
+/// Places item `id` in the gap `fit` picks among the items added to `index`
+/// (and adds it), charging `budget` as placeInOrder does. `count` counts
+/// the items placed (the clock is read every 256); `arena` is raised to the
+/// item's top. False when the budget had run out (nothing placed) or the
+/// arena reached `cutoff`.
+bool placeNext(BusyIndex &index, ArrayRef<PackItem> items, uint32_t id,
+               std::vector<uint64_t> &offsets, const Budget *budget,
+               uint64_t cutoff, Fit fit, size_t &count, uint64_t &arena);
+
 /// Places `order` one by one, each in the gap `fit` picks among the items of
 /// `order` placed before it (BusyIndex::place; `index` is cleared first).
-/// Charges `budget` (when given) kListWeight per coalesced range read and
-/// kNodeWeight per node walked (BusyIndex::nodesPerItem). Returns the arena, or
-/// nullopt when it runs past `budget` or past `cutoff`.
+/// Charges `budget` (when given) k{First,Best}FitListWeight per coalesced range
+/// read and kNodeWeight per node walked (BusyIndex::nodesPerItem). Returns the
+/// arena, or nullopt when it runs past `budget` or past `cutoff`.
 std::optional<uint64_t> placeInOrder(BusyIndex &index, ArrayRef<PackItem> items,
                                      ArrayRef<uint32_t> order,
                                      std::vector<uint64_t> &offsets,
