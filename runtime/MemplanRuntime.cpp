@@ -412,19 +412,45 @@ void mgpuSetDefaultDevice(int32_t device) { defaultDevice = device; }
 // memplan's own entry points.
 //===----------------------------------------------------------------------===//
 
+namespace {
+/// What an arena slot points to: the function's device arena and its size.
+/// Made on the function's first call; never freed (the process keeps its
+/// arenas until it exits, as it keeps a static arena).
+struct ArenaRecord {
+  CUdeviceptr ptr = 0;
+  int64_t capacity = 0;
+};
+} // namespace
+
 void _mlir_ciface_memplan_arena_acquire(MemplanByteMemRef *result, void **slot,
                                         int64_t bytes) {
   if (!result || !slot)
     fail("memplan_arena_acquire", "null argument");
+  if (bytes < 0)
+    fail("memplan_arena_acquire", "negative arena size");
   std::lock_guard<std::mutex> slotGuard(slotLock());
-  if (!*slot) {
-    CUdeviceptr ptr = allocate(bytes);
+  auto *record = static_cast<ArenaRecord *>(*slot);
+  if (!record) {
+    record = new ArenaRecord;
+    *slot = record;
+  }
+  // An arena sized at run time (dynamic shapes) grows when a call needs
+  // more than the last allocation holds: the old one is freed once the
+  // device has finished with it, and one allocation of exactly this call's
+  // size replaces it. A call that fits allocates nothing.
+  if (!record->ptr || bytes > record->capacity) {
+    if (record->ptr) {
+      ensureContext();
+      MEMPLAN_CU(cuCtxSynchronize());
+      release(record->ptr);
+    }
+    record->ptr = allocate(bytes);
+    record->capacity = bytes;
     std::lock_guard<std::mutex> guard(lock());
     ++counters().arenas;
     counters().arenaBytes += bytes;
-    *slot = reinterpret_cast<void *>(ptr);
   }
-  fillByteMemRef(result, reinterpret_cast<CUdeviceptr>(*slot), bytes);
+  fillByteMemRef(result, record->ptr, bytes);
 }
 
 void _mlir_ciface_memplan_constant_acquire(MemplanByteMemRef *result,

@@ -40,8 +40,12 @@ struct MemplanUnrankedMemRef {
 };
 
 /// The device arena of one function: allocated (`bytes`, cuMemAlloc) on the
-/// first call with `*slot == nullptr` and cached in `*slot`; later calls
-/// return the same memory. Called by code from `convert-memplan-to-gpu`.
+/// first call with `*slot == nullptr` and kept (through a record the
+/// runtime makes and points `*slot` to); later calls return the same memory
+/// while `bytes` fits in it. An arena sized at run time (dynamic shapes)
+/// that needs more than the last allocation holds gets a new allocation of
+/// exactly `bytes`, after the device has finished with the old one, which is
+/// freed. Called by code from `convert-memplan-to-gpu`.
 void _mlir_ciface_memplan_arena_acquire(MemplanByteMemRef *result, void **slot,
                                         int64_t bytes);
 

@@ -122,6 +122,17 @@ for ref in "$RES"/*.unplanned.out; do
   done
 done
 
+# A dynamic batch run at 2, 7 and 16 in one process: the arena grows at
+# each size (one allocation each), the step allocates nothing else.
+if [ -f "$RES/mlpdyn.planned.out" ]; then
+  growth=$(grep -oE '^memplan-runtime: arena_allocations=[0-9]+' "$RES/mlpdyn.planned.out" | grep -oE '[0-9]+$' | tr '\n' ' ')
+  if [ "$growth" = "1 2 3 " ]; then
+    ok "mlpdyn: the device arena grew at each larger size (allocations 1 2 3)"
+  else
+    bad "mlpdyn: arena allocations after each size: '$growth' (expected 1 2 3)"
+  fi
+fi
+
 # The 10-step loop.
 if [ -f "$RES/steps.out" ]; then
   if grep -q '^memplan-runtime: arena_allocations=1 ' "$RES/steps.out"; then

@@ -87,6 +87,20 @@ if [ "$WHAT" != real ]; then
     cpuref "$name" $args
     echo "$name $args" >>"$DIR/twins.toy"
   done
+  # test/Integration/GPU/zoo-gpu-dynamic.test: dynamic shapes, several
+  # sizes in one run (the arena grows at run time; no twins).
+  for spec in "mlpdyn:--model=mlp --depth=3 --width=12 --dynamic=batch --run-batches=2,7,16" \
+              "cnndyn:--model=cnn --stages=2 --blocks=2 --dynamic=batch --run-batches=1,3" \
+              "gptdyn:--model=transformer --layers=1 --d-model=16 --heads=2 --seq=8 --vocab=11 --dynamic=batch,seq --run-batches=1,3"; do
+    name="${spec%%:*}"
+    args="${spec#*:}"
+    # shellcheck disable=SC2086
+    "$BIN/memplan-zoo" $args --main=run --target=nvvm >"$DIR/mlir/$name.mlir"
+    compile "$name.planned" "$DIR/mlir/$name.mlir"
+    compile "$name.unplanned" "$DIR/mlir/$name.mlir" --no-plan
+    # shellcheck disable=SC2086
+    cpuref "$name" $args
+  done
   # test/Integration/GPU/budgets-and-steps.test
   for spec in "mlpb:--model=mlp --depth=8 --width=32 --batch=128" \
               "cnnb:--model=cnn --blocks=4 --batch=4"; do

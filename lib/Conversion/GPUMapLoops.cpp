@@ -232,19 +232,34 @@ struct GPUMapLoopsPass
                             "function is not supported");
 
     SmallVector<int64_t> lbs, steps, trips;
+    // The trip counts as values: constants, or computed at run time from an
+    // upper bound that is not a constant (dynamic shapes).
+    SmallVector<OpFoldResult> tripCounts;
     uint64_t total = 1;
+    bool dynamic = false;
+    OpBuilder b(loop);
+    Location loc = loop.getLoc();
+    auto idx = [&](int64_t v) -> Value {
+      return arith::ConstantIndexOp::create(b, loc, v);
+    };
     for (auto [lb, ub, step] : llvm::zip(
              loop.getLowerBound(), loop.getUpperBound(), loop.getStep())) {
       std::optional<int64_t> l = getConstantIntValue(lb);
       std::optional<int64_t> u = getConstantIntValue(ub);
       std::optional<int64_t> s = getConstantIntValue(step);
-      if (!l || !u || !s || *s <= 0)
-        return loop.emitError("scf.parallel with non-constant bounds in a "
-                              "device function: memplan's device lowering "
-                              "supports static shapes only");
-      int64_t trip = *u <= *l ? 0 : int64_t(llvm::divideCeil(*u - *l, *s));
+      if (!l || !s || *s <= 0)
+        return loop.emitError("scf.parallel with a non-constant lower bound "
+                              "or step in a device function: memplan's "
+                              "device lowering needs them constant (a "
+                              "positive step)");
       lbs.push_back(*l);
       steps.push_back(*s);
+      if (!u) {
+        dynamic = true;
+        trips.push_back(ShapedType::kDynamic);
+        continue;
+      }
+      int64_t trip = *u <= *l ? 0 : int64_t(llvm::divideCeil(*u - *l, *s));
       trips.push_back(trip);
       bool overflow = false;
       total = llvm::SaturatingMultiply(total, uint64_t(trip), &overflow);
@@ -256,21 +271,55 @@ struct GPUMapLoopsPass
       loop.erase();
       return success();
     }
-    int64_t threads = std::min<int64_t>(blockSize, int64_t(total));
+    // Run-time trip counts: max(0, ceil((ub - lb) / step)) each, the
+    // product of all (the number of threads needed), and the blocks of
+    // `blockSize` threads that cover them, at least one (CUDA refuses a
+    // grid of 0 blocks; with no point, every thread's bound check fails).
+    // No scf.if around the launch: gpu-async-region would give it a stream
+    // of its own and a host synchronization. The loops of a linalg op over
+    // buffers range over dimensions of those buffers, so the product is at
+    // most the elements of a buffer that exists and cannot overflow; a grid
+    // of more than 2^31-1 blocks fails at launch (docs/GPU.md).
+    Value runTotal;
+    if (dynamic) {
+      for (auto [d, ub] : llvm::enumerate(loop.getUpperBound())) {
+        if (!ShapedType::isDynamic(trips[d])) {
+          tripCounts.push_back(b.getIndexAttr(trips[d]));
+          continue;
+        }
+        Value span = arith::SubIOp::create(b, loc, ub, idx(lbs[d]));
+        Value positive = arith::MaxSIOp::create(b, loc, span, idx(0));
+        Value trip = steps[d] == 1 ? positive
+                                   : Value(arith::CeilDivUIOp::create(
+                                         b, loc, positive, idx(steps[d])));
+        tripCounts.push_back(trip);
+      }
+      runTotal = idx(int64_t(total));
+      for (OpFoldResult trip : tripCounts)
+        if (auto value = dyn_cast<Value>(trip))
+          runTotal = arith::MulIOp::create(b, loc, runTotal, value);
+    } else {
+      for (int64_t trip : trips)
+        tripCounts.push_back(b.getIndexAttr(trip));
+    }
+    int64_t threads =
+        dynamic ? blockSize : std::min<int64_t>(blockSize, int64_t(total));
     int64_t blocks = int64_t(llvm::divideCeil(total, uint64_t(threads)));
-    if (blocks > int64_t(INT32_MAX))
+    if (!dynamic && blocks > int64_t(INT32_MAX))
       return loop.emitError("the iteration space of this loop needs more "
                             "than 2^31-1 GPU blocks of ")
              << threads << " threads";
 
-    OpBuilder b(loop);
-    Location loc = loop.getLoc();
-    auto idx = [&](int64_t v) -> Value {
-      return arith::ConstantIndexOp::create(b, loc, v);
-    };
     Value zero = idx(0), one = idx(1);
-    auto grid = scf::ParallelOp::create(
-        b, loc, ValueRange{zero}, ValueRange{idx(blocks)}, ValueRange{one});
+    Value gridSize =
+        dynamic
+            ? Value(arith::MaxUIOp::create(
+                  b, loc,
+                  arith::CeilDivUIOp::create(b, loc, runTotal, idx(threads)),
+                  one))
+            : idx(blocks);
+    auto grid = scf::ParallelOp::create(b, loc, ValueRange{zero},
+                                        ValueRange{gridSize}, ValueRange{one});
     b.setInsertionPoint(grid.getBody()->getTerminator());
     auto block =
         scf::ParallelOp::create(b, loc, ValueRange{idx(0)},
@@ -280,9 +329,10 @@ struct GPUMapLoopsPass
         b, loc,
         arith::MulIOp::create(b, loc, grid.getInductionVars()[0], idx(threads)),
         block.getInductionVars()[0]);
-    if (total % uint64_t(threads) != 0) {
-      Value inside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
-                                           linear, idx(int64_t(total)));
+    if (dynamic || total % uint64_t(threads) != 0) {
+      Value inside =
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, linear,
+                                dynamic ? runTotal : idx(int64_t(total)));
       auto guard = scf::IfOp::create(b, loc, inside, /*withElse=*/false);
       b.setInsertionPoint(guard.thenBlock()->getTerminator());
     }
@@ -292,8 +342,11 @@ struct GPUMapLoopsPass
     for (int d = int(trips.size()) - 1; d >= 0; --d) {
       Value digit = rest;
       if (d > 0) {
-        digit = arith::RemUIOp::create(b, loc, rest, idx(trips[d]));
-        rest = arith::DivUIOp::create(b, loc, rest, idx(trips[d]));
+        Value trip = ShapedType::isDynamic(trips[d])
+                         ? cast<Value>(tripCounts[d])
+                         : idx(trips[d]);
+        digit = arith::RemUIOp::create(b, loc, rest, trip);
+        rest = arith::DivUIOp::create(b, loc, rest, trip);
       }
       Value iv = digit;
       if (steps[d] != 1)

@@ -122,17 +122,13 @@ struct ConvertMemplanToGPUPass
         if (arena->getBlock() != &func.getBody().front())
           return arena.emitError(
               "memplan.arena must be in the entry block of a function body");
-        if (arena.isDynamic())
-          return arena.emitError(
-              "memplan.arena sized at run time in a device function: "
-              "target=nvvm supports static shapes only");
         if (arena.getType().getMemorySpace())
           return arena.emitError("memplan.arena in memory space ")
                  << describeMemorySpace(arena.getType().getMemorySpace())
                  << " in a device function: the device arena is in the "
                     "default (global) memory space";
         arenas.push_back(arena);
-      } else if (auto view = dyn_cast<ViewOp>(op)) {
+      } else if (isa<ViewOp, DynamicViewOp>(op)) {
         // One slot per planned buffer: iterations of a parallel loop run at
         // once on the device and would share it.
         Operation *loop = op->getParentOp();
@@ -142,7 +138,7 @@ struct ConvertMemplanToGPUPass
           loop = loop->getParentOp();
         if (loop) {
           InFlightDiagnostic diag =
-              view.emitError("planned buffer inside '")
+              op->emitError("planned buffer inside '")
               << loop->getName()
               << "' in a device function: its iterations run at once on the "
                  "device and would share the buffer's one slot";
@@ -153,11 +149,6 @@ struct ConvertMemplanToGPUPass
         return op->emitError("memref.alloca in a device function: kernels "
                              "cannot read host stack memory");
       } else if (auto alloc = dyn_cast<memref::AllocOp>(op)) {
-        if (!alloc.getType().hasStaticShape())
-          return alloc.emitError("dynamic shape ")
-                 << alloc.getType()
-                 << " in a device function: memplan's device lowering "
-                    "supports static shapes only";
         allocs.push_back(alloc);
       } else if (auto dealloc = dyn_cast<memref::DeallocOp>(op)) {
         deallocs.push_back(dealloc);
@@ -190,8 +181,13 @@ struct ConvertMemplanToGPUPass
       Location loc = arena.getLoc();
       b.setInsertionPoint(arena);
       Value address = LLVM::AddressOfOp::create(b, loc, slot);
-      Value bytes = arith::ConstantOp::create(
-          b, loc, i64, b.getI64IntegerAttr(arena.getSizeInBytes()));
+      // Sized at run time (dynamic shapes): the runtime grows the arena
+      // when a call needs more than it holds.
+      Value bytes =
+          arena.isDynamic()
+              ? Value(arith::IndexCastOp::create(b, loc, i64, arena.getSize()))
+              : Value(arith::ConstantOp::create(
+                    b, loc, i64, b.getI64IntegerAttr(arena.getSizeInBytes())));
       Value device =
           func::CallOp::create(b, loc, acquire, ValueRange{address, bytes})
               .getResult(0);

@@ -145,8 +145,8 @@ namespace {
 /// The best-fitting offset for item `id` among the time-overlapping items
 /// marked `placed` (fitAmong). `busy` is scratch space. Charges `budget`
 /// (when given) one unit, five per time-overlapping item looked at (a visit
-/// reads three arrays at scattered indices) and half of k log k for sorting
-/// the k busy ranges: weighted so that a unit here takes about as long as a
+/// reads three arrays at scattered indices) and 2 k log k for sorting the
+/// k busy ranges: weighted so that a unit here takes about as long as a
 /// unit of the canonical search (measured: docs/Packing.md).
 uint64_t bestFitOffset(const Segment &seg, const IntervalTree &tree,
                        uint32_t id, ArrayRef<uint64_t> offsets,

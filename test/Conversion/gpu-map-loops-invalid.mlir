@@ -38,11 +38,11 @@ func.func @parallel_reduce(%m: memref<4xf32>) -> f32 {
 
 // -----
 
-func.func @dynamic_bounds(%m: memref<?xf32>, %n: index, %f: f32) {
-  %c0 = arith.constant 0 : index
+func.func @dynamic_lower_bound(%m: memref<?xf32>, %n: index, %f: f32) {
   %c1 = arith.constant 1 : index
-  // expected-error @+1 {{scf.parallel with non-constant bounds in a device function: memplan's device lowering supports static shapes only}}
-  scf.parallel (%i) = (%c0) to (%n) step (%c1) {
+  %c8 = arith.constant 8 : index
+  // expected-error @+1 {{scf.parallel with a non-constant lower bound or step in a device function: memplan's device lowering needs them constant (a positive step)}}
+  scf.parallel (%i) = (%n) to (%c8) step (%c1) {
     memref.store %f, %m[%i] : memref<?xf32>
     scf.reduce
   }

@@ -117,3 +117,72 @@ func.func @host(%a: memref<4xf32>, %f: f32) attributes {memplan.host} {
   linalg.fill ins(%f : f32) outs(%a : memref<4xf32>)
   return
 }
+
+// -----
+
+// A run-time size (dynamic shapes): the trip count of the dynamic dimension,
+// the product (threads needed) and the blocks of 256 that cover it, at least
+// one (CUDA refuses an empty grid), are computed at run time; every thread
+// checks the bound. No scf.if around the launch (it would cost a stream and
+// a host synchronization after gpu-async-region).
+// CHECK-LABEL: func.func @dynamic
+// CHECK-SAME: (%[[A:[^:]*]]: memref<?x100xf32>
+// CHECK: %[[C0:.*]] = arith.constant 0 : index
+// CHECK: %[[D:.*]] = memref.dim %[[A]], %[[C0]]
+// CHECK: %[[SPAN:.*]] = arith.subi %[[D]], %{{.*}}
+// CHECK: %[[TRIP:.*]] = arith.maxsi %[[SPAN]], %{{.*}}
+// CHECK: %[[TOTAL:.*]] = arith.muli %{{.*}}, %[[TRIP]]
+// CHECK: %[[CEIL:.*]] = arith.ceildivui %[[TOTAL]], %c256
+// CHECK: %[[BLOCKS:.*]] = arith.maxui %[[CEIL]], %c1
+// CHECK-NOT: scf.if
+// CHECK: scf.parallel (%[[B:.*]]) = (%{{.*}}) to (%[[BLOCKS]])
+// CHECK: scf.parallel (%[[T:.*]]) = (%{{.*}}) to (%c256{{.*}})
+// CHECK: %[[L:.*]] = arith.addi
+// CHECK: %[[IN:.*]] = arith.cmpi ult, %[[L]], %[[TOTAL]]
+// CHECK: scf.if %[[IN]]
+// CHECK: arith.remui %[[L]], %c100
+// CHECK: arith.divui %[[L]], %c100
+// CHECK: mapping = [#gpu.loop_dim_map<processor = thread_x
+// CHECK: mapping = [#gpu.loop_dim_map<processor = block_x
+func.func @dynamic(%a: memref<?x100xf32>, %b: memref<?x100xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%a : memref<?x100xf32>) outs(%b : memref<?x100xf32>) {
+  ^bb0(%x: f32, %y: f32):
+    %e = math.exp %x : f32
+    linalg.yield %e : f32
+  }
+  return
+}
+
+// -----
+
+// A dynamic inner dimension with a lower bound and a step: its trip count
+// ceil(max(0, %n - 1) / 2) divides the thread's index into digits, and the
+// digit is scaled back (* 2 + 1); the static outer dimension (4 points from
+// 3 to 7) too.
+// CHECK-LABEL: func.func @dynamic_inner
+// CHECK-SAME: (%[[M:[^:]*]]: memref<8x?xf32>, %[[N:[^:]*]]: index
+// CHECK: %[[SPAN:.*]] = arith.subi %[[N]], %c1
+// CHECK: %[[POS:.*]] = arith.maxsi %[[SPAN]], %c0
+// CHECK: %[[TRIP:.*]] = arith.ceildivui %[[POS]], %c2
+// CHECK: %[[TOTAL:.*]] = arith.muli %c4{{.*}}, %[[TRIP]]
+// CHECK: %[[L:.*]] = arith.addi
+// CHECK: arith.cmpi ult, %[[L]], %[[TOTAL]]
+// CHECK: %[[J:.*]] = arith.remui %[[L]], %[[TRIP]]
+// CHECK: %[[I:.*]] = arith.divui %[[L]], %[[TRIP]]
+// CHECK: %[[J2:.*]] = arith.muli %[[J]], %c2
+// CHECK: %[[J3:.*]] = arith.addi %[[J2]], %c1
+// CHECK: %[[I2:.*]] = arith.addi %[[I]], %c3
+// CHECK: memref.store %{{.*}}, %[[M]][%[[I2]], %[[J3]]]
+func.func @dynamic_inner(%m: memref<8x?xf32>, %n: index, %f: f32) {
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %c7 = arith.constant 7 : index
+  scf.parallel (%i, %j) = (%c3, %c1) to (%c7, %n) step (%c1, %c2) {
+    memref.store %f, %m[%i, %j] : memref<8x?xf32>
+    scf.reduce
+  }
+  return
+}

@@ -19,15 +19,6 @@ func.func @mutable_global(%out: memref<4xf32>) {
 
 // -----
 
-func.func @dynamic(%n: index, %f: f32) {
-  // expected-error @+1 {{dynamic shape 'memref<?xf32>' in a device function: memplan's device lowering supports static shapes only}}
-  %d = memref.alloc(%n) : memref<?xf32>
-  linalg.fill ins(%f : f32) outs(%d : memref<?xf32>)
-  return
-}
-
-// -----
-
 func.func @nested_arena(%c: i1) {
   scf.if %c {
     // expected-error @+1 {{memplan.arena must be in the entry block of a function body}}
@@ -56,6 +47,23 @@ func.func @view_in_parallel_loop(%f: f32) {
     // expected-error @+1 {{planned buffer inside 'scf.parallel' in a device function: its iterations run at once on the device and would share the buffer's one slot}}
     %v = memplan.view %arena[<offset = 0, size = 64, alignment = 64>] : memref<64xi8> to memref<16xf32>
     memref.store %f, %v[%i] : memref<16xf32>
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
+func.func @dynamic_view_in_parallel(%bytes: index, %off: index, %n: index, %f: f32) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %arena = memplan.arena alignment(64) size(%bytes) : memref<?xi8>
+  // expected-note @+1 {{parallel loop}}
+  scf.parallel (%i) = (%c0) to (%c4) step (%c1) {
+    // expected-error @+1 {{planned buffer inside 'scf.parallel' in a device function: its iterations run at once on the device and would share the buffer's one slot}}
+    %v = memplan.dynamic_view %arena[%off] [%n] alignment(64) : memref<?xi8> to memref<?xf32>
+    linalg.fill ins(%f : f32) outs(%v : memref<?xf32>)
     scf.reduce
   }
   return

@@ -84,9 +84,33 @@ func.func @uses_constant(%out: memref<2xf32>) {
 // CHECK-LABEL: func.func @driver
 // CHECK: memref.alloc() : memref<4xf32>
 // CHECK-NOT: memplan_arena_acquire
+// CHECK: return
 func.func @driver(%f: f32) attributes {memplan.host} {
   %h = memref.alloc() : memref<4xf32>
   linalg.fill ins(%f : f32) outs(%h : memref<4xf32>)
   memref.dealloc %h : memref<4xf32>
   return
+}
+
+// -----
+
+// Dynamic shapes: an arena sized at run time passes its size to the runtime
+// (which grows the function's arena when a call needs more); a dynamic view
+// indexes it at its run-time offset; a buffer of run-time size left on the
+// heap is a gpu.alloc of that size.
+// CHECK-LABEL: func.func @dynamic
+// CHECK-SAME: (%[[N:.*]]: index, %[[BYTES:.*]]: index, %[[OFF:.*]]: index
+// CHECK: %[[SLOT:.*]] = llvm.mlir.addressof @__memplan_arena.dynamic : !llvm.ptr
+// CHECK: %[[B64:.*]] = arith.index_cast %[[BYTES]] : index to i64
+// CHECK: %[[DEV:.*]] = call @memplan_arena_acquire(%[[SLOT]], %[[B64]]) : (!llvm.ptr, i64) -> memref<?xi8>
+// CHECK: memref.view %{{.*}}[%[[OFF]]][%[[N]]] : memref<?xi8> to memref<?x4xf32>
+// CHECK: %[[R:.*]] = gpu.alloc (%[[N]]) : memref<?xf32>
+// CHECK: return %[[R]]
+func.func @dynamic(%n: index, %bytes: index, %offset: index, %f: f32) -> memref<?xf32> {
+  %arena = memplan.arena alignment(64) size(%bytes) : memref<?xi8>
+  %v = memplan.dynamic_view %arena[%offset] [%n] alignment(64) : memref<?xi8> to memref<?x4xf32>
+  linalg.fill ins(%f : f32) outs(%v : memref<?x4xf32>)
+  %r = memref.alloc(%n) : memref<?xf32>
+  linalg.fill ins(%f : f32) outs(%r : memref<?xf32>)
+  return %r : memref<?xf32>
 }

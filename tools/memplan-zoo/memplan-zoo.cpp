@@ -33,7 +33,9 @@
 //                     @main runs the step at each of --run-batches, sizes
 //                     chosen at run time (every model); with
 //                     MEMPLAN_BATCH=N in its environment, @main runs the
-//                     step once at N instead
+//                     step once at N instead; with --target=nvvm each size
+//                     runs --steps device steps and prints the counters
+//                     (the device arena grows when a size needs more)
 //
 //===----------------------------------------------------------------------===//
 
@@ -587,13 +589,20 @@ struct ModuleBuilder {
   /// them in place), the outputs copied back and printed, then the runtime's
   /// counters.
   void runOnDevice(OpBuilder &b, ArrayRef<Value> args, size_t nb) {
+    SmallVector<Value> deviceBuffers;
     auto toDevice = [&](Value host) -> Value {
       auto type = cast<RankedTensorType>(host.getType());
       auto memType = MemRefType::get(type.getShape(), type.getElementType());
       Value h = bufferization::ToBufferOp::create(b, loc, memType, host);
+      // A dynamic batch (or sequence) dimension: the host tensor's size.
+      SmallVector<Value> sizes;
+      for (auto [d, size] : llvm::enumerate(type.getShape()))
+        if (ShapedType::isDynamic(size))
+          sizes.push_back(tensor::DimOp::create(b, loc, host, d));
       Value d = gpu::AllocOp::create(b, loc, memType, Type(), ValueRange(),
-                                     ValueRange(), ValueRange(), false)
+                                     sizes, ValueRange(), false)
                     .getMemref();
+      deviceBuffers.push_back(d);
       gpu::MemcpyOp::create(b, loc, TypeRange(), ValueRange(), d, h);
       return bufferization::ToTensorOp::create(b, loc, type, d,
                                                /*restrict=*/true,
@@ -638,6 +647,12 @@ struct ModuleBuilder {
     if (!lossEachStep())
       for (Value r : loop.getResults())
         printFromDevice(b, r);
+    // @run_at (a dynamic batch) runs once per size: its device buffers go
+    // before the next size makes its own. The step wrote the parameters
+    // and the loss in place, so the loop's results are these buffers.
+    if (dynamicBatch())
+      for (Value d : deviceBuffers)
+        gpu::DeallocOp::create(b, loc, TypeRange(), ValueRange(), d);
     func::CallOp::create(b, loc, "memplan_print_counters", TypeRange{},
                          ValueRange{});
   }
@@ -768,6 +783,8 @@ struct ModuleBuilder {
     auto func =
         func::FuncOp::create(b, loc, "run_at", b.getFunctionType(args, {}));
     func.setPrivate();
+    if (device)
+      func->setAttr("memplan.host", b.getUnitAttr());
     func.setArgAttr(0, "memplan.symbols", b.getStringAttr("B"));
     if (dynamicSeq()) {
       func.setArgAttr(1, "memplan.symbols", b.getStringAttr("S"));
@@ -784,7 +801,10 @@ struct ModuleBuilder {
     runSeq = dynamicSeq() ? entry->getArgument(1) : Value();
     size_t nb = 0;
     SmallVector<Value> stepArgs = batchAndParams(b, nb);
-    runOnHost(b, stepArgs, nb);
+    if (device)
+      runOnDevice(b, stepArgs, nb);
+    else
+      runOnHost(b, stepArgs, nb);
     func::ReturnOp::create(b, loc);
     runBatch = mainBatch;
     runSeq = mainSeq;
@@ -843,7 +863,7 @@ struct ModuleBuilder {
     llvm::append_range(stepResults, paramTypes());
     if (!gradcheck) {
       size_t nb = 0;
-      if (device) {
+      if (device && !fromEnvironment) {
         SmallVector<Value> args = batchAndParams(b, nb);
         runOnDevice(b, args, nb);
       } else if (!fromEnvironment) {
@@ -972,10 +992,6 @@ int main(int argc, char **argv) {
   if (dynamicSequence && modelName != "transformer")
     fail("--dynamic=batch,seq needs --model=transformer (the only model "
          "with a sequence)");
-  if (dynamic && targetName == "nvvm")
-    fail("--dynamic=" + dynamicDims +
-         " needs --target=cpu: memplan's device lowering supports static "
-         "shapes only");
   if (!runBatches.empty() && !dynamic)
     fail("--run-batches needs --dynamic=batch");
   if (!runBatches.empty() && mainKind == "none")

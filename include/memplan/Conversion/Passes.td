@@ -53,7 +53,14 @@ def ConvertMemplanToGPUPass
       it, so a loop of N steps makes one device allocation for all of the
       function's intermediates. The arena lives until the program exits. A
       device function with an arena is therefore not reentrant: it must not
-      run twice at once (recursion, several threads).
+      run twice at once (recursion, several threads). An arena sized at run
+      time (`memplan.arena size(%bytes) : memref<?xi8>`, dynamic shapes)
+      passes `%bytes`: the runtime allocates anew only when a call needs more
+      than the function's last allocation holds (it frees that one once the
+      device has finished with it), so calls at sizes that never grow make
+      no allocation after the first.
+    - each `memplan.dynamic_view` becomes a `memref.view` at its run-time
+      offset, with its sizes;
     - each `memplan.view` becomes a `memref.view` of it at its offset;
     - every other `memref.alloc` (returned or escaping buffers) becomes a
       `gpu.alloc` (made on each call: return results through donated
@@ -74,14 +81,15 @@ def ConvertMemplanToGPUPass
     - `memplan.arena must be in the entry block of a function body`
     - `planned buffer inside '...' in a device function: its iterations run
       at once on the device and would share the buffer's one slot` (a
-      `memplan.view` inside `scf.parallel`, `scf.forall` or
+      `memplan.view` or `memplan.dynamic_view` inside `scf.parallel`, `scf.forall` or
       `affine.parallel`, which run their iterations in order on the CPU)
     - `memref.alloca in a device function: kernels cannot read host stack
       memory`
     - `memref.get_global of a non-constant global in a device function: its
       host memory is not visible to kernels`
     - `dynamic shape ... in a device function: memplan's device lowering
-      supports static shapes only` (on an allocation or a global)
+      supports static shapes only` (on a `memref.get_global`; allocations
+      of run-time size become `gpu.alloc`s of that size)
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::func::FuncDialect",
@@ -113,7 +121,11 @@ def GPUMapLoopsPass : Pass<"memplan-gpu-map-loops", "::mlir::ModuleOp"> {
       space, row-major, so consecutive threads touch consecutive elements
       of the innermost dimension), split into blocks of up to
       `block-size` threads with a bound check for the last block, and
-      mapped to `block_x`/`thread_x` (`#gpu.loop_dim_map`); nested
+      mapped to `block_x`/`thread_x` (`#gpu.loop_dim_map`). An upper bound
+      that is not a constant (dynamic shapes) makes the trip counts, their
+      product and the number of blocks run-time values: the grid is
+      `max(1, ceil(points / block-size))` blocks of `block-size` threads
+      (CUDA refuses an empty grid) and every thread checks the bound; nested
       `scf.parallel` loops become `scf.for` loops inside the thread.
       `convert-parallel-loops-to-gpu` then makes one `gpu.launch` per
       outermost loop.
@@ -126,8 +138,9 @@ def GPUMapLoopsPass : Pass<"memplan-gpu-map-loops", "::mlir::ModuleOp"> {
     Rejections (located errors; the pass fails):
     - `linalg op on tensors: bufferize before memplan-gpu-map-loops`
     - `scf.parallel with reductions in a device function is not supported`
-    - `scf.parallel with non-constant bounds in a device function: memplan's
-      device lowering supports static shapes only`
+    - `scf.parallel with a non-constant lower bound or step in a device
+      function: memplan's device lowering needs them constant (a positive
+      step)` (linalg ops' loops start at 0 with step 1)
     - `the iteration space of this loop has more than 2^63 points`
     - `the iteration space of this loop needs more than 2^31-1 GPU blocks of
       N threads`
