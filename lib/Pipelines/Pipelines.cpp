@@ -53,6 +53,9 @@ void mlir::memplan::buildLowerToLLVMPipeline(OpPassManager &pm) {
   pm.addPass(createLowerDynamicExpandShapePass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
+  // A failed cf.assert (a bounded plan run above its bounds) prints on
+  // stderr, which abort does not lose, not through upstream's puts.
+  pm.addPass(createLowerAssertsPass());
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(createConvertMathToLLVMPass());
   pm.addPass(createConvertMathToLibmPass());
@@ -84,6 +87,7 @@ void mlir::memplan::buildLowerToNVVMPipeline(
   // toolkit path and the format passed through.
   pm.addPass(createConvertNVGPUToNVVMPass());
   pm.addPass(createConvertVectorToSCFPass());
+  pm.addPass(createLowerAssertsPass());
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(createConvertNVVMToLLVMPass());
   pm.addPass(createConvertFuncToLLVMPass());

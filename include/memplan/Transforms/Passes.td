@@ -619,6 +619,33 @@ def LowerDynamicExpandShapePass
                            "::mlir::arith::ArithDialect"];
 }
 
+def LowerAssertsPass : Pass<"memplan-lower-asserts", "::mlir::ModuleOp"> {
+  let summary = "Make each host cf.assert print its message on stderr before "
+                "it aborts";
+  let description = [{
+    Upstream lowers `cf.assert` to `puts(message)` and `abort()`: the
+    message goes to stdout, which the C library buffers when it is a file or
+    a pipe, and `abort` does not flush it, so a program that fails an
+    assertion (a bounded plan run above its bounds, a run-time verification
+    check) dies with status 134 and no message in exactly the runs a user
+    logs. This pass, which the lowering pipelines run before control flow
+    is lowered, rewrites each `cf.assert` outside `gpu.module`s (kernels
+    keep upstream's lowering) into
+    `scf.if (not %cond) { write(2, "<message>\n", n); abort() }`, with the
+    message in a private constant global: the message reaches stderr
+    unbuffered, then the program aborts as before. `write` and `abort`
+    are declared (`llvm.func`) unless the module already declares them with
+    the C signatures, as `func.func` or `llvm.func`.
+
+    Rejections (located errors; the pass fails):
+    - `cannot lower 'cf.assert': the module's 'write' (or 'abort') is not
+      the C function` (a symbol of that name with another type)
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::LLVM::LLVMDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
 def LowerPackUnpackPass : Pass<"memplan-lower-pack-unpack"> {
   let summary = "Lower linalg.pack/unpack on tensors to pad, reshape, "
                 "transpose and slice ops";
