@@ -16,16 +16,30 @@ valleys between them and buffers crossing peaks, as production traces do,
 and its optimum is still W. Sizes are whatever the cuts give (odd values;
 alignment 1).
 
-A second line of output on stderr names the planted arena.
+A line on stderr names the planted arena and how many buffers were kept.
 
-Deterministic: the output depends only on the arguments.
+Deterministic: the output depends only on the arguments, on any Python 3
+(every draw comes from random(), the one method whose sequence Python
+promises to keep for a given seed).
 
 usage: gen_planted_trace.py N [--seed S] [--peaks K] [--drop Q] > trace.csv
-  (N = about how many buffers are kept; K = 4 peaks by default; Q = 0.5)
+  (N = how many pieces the tiling is cut into, before the drop: fewer are
+   kept, the buffers live at a peak and a (1 - Q) share of the others;
+   K = 4 peaks by default; Q = 0.5)
 """
 import argparse
 import random
 import sys
+
+
+def below(rng, n):
+    """An integer in [0, n), from random() alone."""
+    return min(n - 1, int(rng.random() * n))
+
+
+def between(rng, lo, hi):
+    """An integer in [lo, hi]."""
+    return lo + below(rng, hi - lo + 1)
 
 
 def main():
@@ -46,14 +60,12 @@ def main():
                                                   args.peaks, args.drop))
     horizon = 4 * args.buffers + 64
     width = 1 << 34  # 16 GiB: room for six orders of magnitude of sizes
-    # About this many rectangles, so that N survive the drop (the buffers
-    # at peaks always survive; the estimate errs on the large side).
-    target = max(1, int(args.buffers / (1 - args.drop * 0.8)))
+    target = args.buffers
     # (t0, t1, lo, hi); cut until `target` pieces. A random piece is taken
     # each time (swap-remove), so pieces of every generation coexist.
     pieces = [(0, horizon, 0, width)]
     while len(pieces) < target:
-        k = rng.randrange(len(pieces))
+        k = below(rng, len(pieces))
         t0, t1, lo, hi = pieces[k]
         can_time = t1 - t0 >= 2
         can_bytes = hi - lo >= 32
@@ -64,26 +76,29 @@ def main():
         pieces[k] = pieces[-1]
         pieces.pop()
         if can_time and (not can_bytes or rng.random() < 0.5):
-            cut = rng.randint(t0 + 1, t1 - 1)
+            cut = between(rng, t0 + 1, t1 - 1)
             pieces.append((t0, cut, lo, hi))
             pieces.append((cut, t1, lo, hi))
         else:
             # A fraction drawn log-uniformly in [2^-10, 1/2], on either
             # side: thin strips next to thick ones.
-            frac = 2 ** rng.uniform(-10, -1)
+            frac = 2 ** (-10 + 9 * rng.random())
             cut = lo + max(1, int((hi - lo) * frac))
             if rng.random() < 0.5:
                 cut = hi - (cut - lo)
             pieces.append((t0, t1, lo, cut))
             pieces.append((t0, t1, cut, hi))
-    peaks = sorted(rng.randrange(horizon) for _ in range(args.peaks))
+    peaks = sorted(below(rng, horizon) for _ in range(args.peaks))
 
     def at_peak(t0, t1):
         return any(t0 <= p < t1 for p in peaks)
 
     rows = [(t0, t1, hi - lo) for (t0, t1, lo, hi) in pieces
             if at_peak(t0, t1) or rng.random() >= args.drop]
-    rng.shuffle(rows)
+    # Fisher-Yates from random(): the rows in no telling order.
+    for i in range(len(rows) - 1, 0, -1):
+        j = below(rng, i + 1)
+        rows[i], rows[j] = rows[j], rows[i]
     print("id,lower,upper,size")
     for k, (lower, upper, size) in enumerate(rows):
         print(f"{k},{lower},{upper},{size}")

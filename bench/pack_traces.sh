@@ -30,8 +30,11 @@ export_zoo() { # model out.csv
   # One file per arena when there are several: keep the step's.
   if [ -f "$TMP/x.train_step.csv" ]; then
     mv "$TMP/x.train_step.csv" "$2"
-  else
+  elif [ -f "$TMP/x.csv" ]; then
     mv "$TMP/x.csv" "$2"
+  else
+    echo "pack_traces.sh: $1: no arena for @train_step was exported" >&2
+    exit 1
   fi
   rm -f "$TMP"/x.*.csv
 }
@@ -97,11 +100,15 @@ for kind in "${@:-zoo irregular planted}"; do
       done
       ;;
     planted)
+      # Pieces cut so that about 10^3, 10^4 and 10^5 buffers are kept (about
+      # half of them at drop 0.5, a fifth at drop 0.8).
       for n in 1000 10000 100000; do
         for drop in 0.5 0.8; do
-          python3 "$ROOT/bench/gen_planted_trace.py" "$n" --seed 1 \
+          pieces=$((n * 2))
+          [ "$drop" = 0.8 ] && pieces=$((n * 5))
+          python3 "$ROOT/bench/gen_planted_trace.py" "$pieces" --seed 1 \
             --drop "$drop" > "$TMP/p.csv" 2> /dev/null
-          row "planted $n drop $drop" "$TMP/p.csv"
+          row "planted $pieces pieces, drop $drop" "$TMP/p.csv"
         done
       done
       ;;

@@ -316,6 +316,8 @@ std::optional<uint64_t> placeInOrder(BusyIndex &index, ArrayRef<PackItem> items,
                                      const Budget *budget, uint64_t cutoff,
                                      Fit fit) {
   index.clear();
+  if (budget)
+    budget->charge(index.lists());
   uint64_t arena = 0;
   size_t count = 0;
   for (uint32_t id : order)
@@ -587,6 +589,7 @@ placeRandomOrder(BusyIndex &index, const Segment &seg, ArrayRef<double> sizes,
     return a.second < b.second;
   };
   index.clear();
+  budget.charge(index.lists());
   uint64_t arena = 0;
   size_t count = 0;
   auto first = keyed.begin();
@@ -636,7 +639,7 @@ uint64_t mlir::memplan::packing::packGreedy(const Segment &seg,
   // The peak split first: on training traces (nested activations around
   // one peak) it reaches the bound in one O(n log n) pass.
   uint64_t best = sweepFromPeak(seg, seg.peakStep, offsets);
-  budget.charge(seg.ids.size());
+  budget.charge(orderWork(seg.ids.size()));
   if (best <= target)
     return best;
   std::vector<uint64_t> trial(offsets.size());
@@ -649,7 +652,7 @@ uint64_t mlir::memplan::packing::packGreedy(const Segment &seg,
   };
   for (bool longestFirst : {false, true}) {
     uint64_t arena = sweepStartOrder(seg, trial, longestFirst);
-    budget.charge(seg.ids.size());
+    budget.charge(orderWork(seg.ids.size()));
     if (arena < best)
       keep(arena);
     if (best <= target || budget.expired())
@@ -665,7 +668,9 @@ uint64_t mlir::memplan::packing::packGreedy(const Segment &seg,
       {OrderKind::Start, Fit::Best}, {OrderKind::Start, Fit::First}};
   for (auto [kind, fit] : rules) {
     std::vector<uint32_t> order = makeOrder(seg, kind);
-    budget.charge(orderWork(order.size()));
+    // The start order is seg.ids itself: copied, not sorted.
+    budget.charge(kind == OrderKind::Start ? order.size()
+                                           : orderWork(order.size()));
     std::optional<uint64_t> arena =
         placeInOrder(index, seg.items, order, trial, &budget, best, fit);
     if (arena && *arena < best)
@@ -789,6 +794,7 @@ uint64_t mlir::memplan::packing::repairTop(const Segment &seg,
     std::vector<uint32_t> order(moved);
     llvm::stable_sort(order,
                       [&](uint32_t a, uint32_t b) { return key[a] > key[b]; });
+    budget.charge(orderWork(order.size()));
     bool fits = true;
     for (uint32_t id : order) {
       offsets[id] =

@@ -29,8 +29,9 @@ namespace {
 std::vector<Segment> splitSegments(ArrayRef<PackItem> items) {
   std::vector<uint32_t> order(items.size());
   std::iota(order.begin(), order.end(), 0);
-  // Ties by index: every later order (stable sorts) inherits this one, so it
-  // must not depend on the standard library's sort.
+  // Ties by index, so that the order does not depend on the standard
+  // library's sort: the start order (OrderKind::Start) and the sweeps
+  // inherit it.
   llvm::sort(order, [&](uint32_t a, uint32_t b) {
     return std::make_pair(items[a].live.start, a) <
            std::make_pair(items[b].live.start, b);

@@ -213,6 +213,8 @@ public:
   explicit BusyIndex(const Segment &seg);
   /// Forgets every item added (keeps the lists' memory).
   void clear();
+  /// The lists clear() empties (what it costs).
+  uint64_t lists() const { return here.size() + within.size(); }
   /// About how many nodes one query and one add walk: two paths.
   uint64_t nodesPerItem() const;
   /// Records item `id` at [offset, offset + size).

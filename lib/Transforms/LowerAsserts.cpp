@@ -13,6 +13,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/MapVector.h"
 
 namespace mlir {
 namespace memplan {
@@ -28,14 +29,22 @@ namespace {
 struct LowerAssertsPass
     : public memplan::impl::LowerAssertsPassBase<LowerAssertsPass> {
   void runOnOperation() override {
-    ModuleOp module = getOperation();
-    SmallVector<cf::AssertOp> asserts;
-    module.walk([&](cf::AssertOp op) {
-      if (!op->getParentOfType<gpu::GPUModuleOp>())
-        asserts.push_back(op);
+    // Per module (nested ones included: each gets its own declarations and
+    // messages, as upstream's lowering does), the host asserts: not in
+    // kernel code (a gpu.module, or a gpu.launch body before outlining).
+    llvm::MapVector<Operation *, SmallVector<cf::AssertOp>> byModule;
+    getOperation().walk([&](cf::AssertOp op) {
+      if (op->getParentOfType<gpu::GPUModuleOp>() ||
+          op->getParentOfType<gpu::LaunchOp>())
+        return;
+      byModule[op->getParentOfType<ModuleOp>().getOperation()].push_back(op);
     });
-    if (asserts.empty())
-      return;
+    for (auto &[module, asserts] : byModule)
+      if (failed(lowerIn(cast<ModuleOp>(module), asserts)))
+        return signalPassFailure();
+  }
+
+  LogicalResult lowerIn(ModuleOp module, ArrayRef<cf::AssertOp> asserts) {
     MLIRContext *ctx = module.getContext();
     OpBuilder b(ctx);
     Type i32 = IntegerType::get(ctx, 32), i64 = IntegerType::get(ctx, 64);
@@ -43,11 +52,13 @@ struct LowerAssertsPass
     Type voidType = LLVM::LLVMVoidType::get(ctx);
     SymbolTable symbols(module);
     std::optional<Callee> write =
-        callee(symbols, "write", {i32, ptr, i64}, i64, asserts.front());
+        callee(module, symbols, "write", {i32, ptr, i64}, i64, asserts.front());
+    if (!write)
+      return failure();
     std::optional<Callee> abort =
-        callee(symbols, "abort", {}, voidType, asserts.front());
-    if (!write || !abort)
-      return signalPassFailure();
+        callee(module, symbols, "abort", {}, voidType, asserts.front());
+    if (!abort)
+      return failure();
     // One global per distinct message.
     llvm::StringMap<LLVM::GlobalOp> messages;
     for (cf::AssertOp op : asserts) {
@@ -75,6 +86,7 @@ struct LowerAssertsPass
       abort->call(b, loc, {});
       op.erase();
     }
+    return success();
   }
 
   /// A C function the rewritten asserts call: declared as an `llvm.func`
@@ -89,14 +101,13 @@ struct LowerAssertsPass
         LLVM::CallOp::create(b, loc, cast<LLVM::LLVMFuncOp>(decl), args);
     }
   };
-  std::optional<Callee> callee(SymbolTable &symbols, StringRef name,
-                               ArrayRef<Type> args, Type result,
+  std::optional<Callee> callee(ModuleOp module, SymbolTable &symbols,
+                               StringRef name, ArrayRef<Type> args, Type result,
                                cf::AssertOp user) {
     MLIRContext *ctx = &getContext();
     bool isVoid = isa<LLVM::LLVMVoidType>(result);
     Operation *existing = symbols.lookup(name);
     if (!existing) {
-      ModuleOp module = getOperation();
       OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
       auto decl = LLVM::LLVMFuncOp::create(
           b, module.getLoc(), name, LLVM::LLVMFunctionType::get(result, args));

@@ -629,13 +629,14 @@ def LowerAssertsPass : Pass<"memplan-lower-asserts", "::mlir::ModuleOp"> {
     assertion (a bounded plan run above its bounds, a run-time verification
     check) dies with status 134 and no message in exactly the runs a user
     logs. This pass, which the lowering pipelines run before control flow
-    is lowered, rewrites each `cf.assert` outside `gpu.module`s (kernels
-    keep upstream's lowering) into
+    is lowered, rewrites each `cf.assert` outside kernel code (`gpu.module`s
+    and `gpu.launch` bodies keep upstream's lowering) into
     `scf.if (not %cond) { write(2, "<message>\n", n); abort() }`, with the
     message in a private constant global: the message reaches stderr
     unbuffered, then the program aborts as before. `write` and `abort`
     are declared (`llvm.func`) unless the module already declares them with
-    the C signatures, as `func.func` or `llvm.func`.
+    the C signatures, as `func.func` or `llvm.func`; an assert in a nested
+    `builtin.module` gets the declarations and global in that module.
 
     Rejections (located errors; the pass fails):
     - `cannot lower 'cf.assert': the module's 'write' (or 'abort') is not
