@@ -680,6 +680,23 @@ uint64_t mlir::memplan::packing::packGreedy(const Segment &seg,
   }
   if (!randomize)
     return best;
+  return improveRandomly(seg, offsets, budget, target, seed, best);
+}
+
+// Declared (and documented) in PackingInternal.h.
+uint64_t mlir::memplan::packing::improveRandomly(const Segment &seg,
+                                                 std::vector<uint64_t> &offsets,
+                                                 const Budget &budget,
+                                                 uint64_t target, uint64_t seed,
+                                                 uint64_t best) {
+  BusyIndex index(seg);
+  std::vector<uint64_t> trial(offsets.size());
+  auto keep = [&](uint64_t arena) {
+    best = arena;
+    budget.noteArena(arena);
+    for (uint32_t id : seg.ids)
+      offsets[id] = trial[id];
+  };
   // Randomized improvement until the budget, the target, or a stall.
   std::mt19937_64 rng(seed);
   std::vector<double> sizes;

@@ -434,6 +434,7 @@ bool CanonicalSearch::dfs(const Part &part, uint64_t lastOffset,
       if (at <= minOffset[j])
         continue;
       offsetLog.push_back({j, minOffset[j]});
+      budget.charge(p.secHi[j] - p.secLo[j]);
       for (uint32_t s = p.secLo[j]; s < p.secHi[j]; ++s)
         markStale(s, minOffset[j]);
       minOffset[j] = lowOrMax[j] = at;

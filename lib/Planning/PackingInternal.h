@@ -275,6 +275,14 @@ uint64_t packGreedy(const Segment &seg, std::vector<uint64_t> &offsets,
                     const Budget &budget, uint64_t target, uint64_t seed,
                     bool randomize);
 
+/// Best's randomized improvement of a segment's packing (`offsets`, arena
+/// `best`): random size orders (size times a noise in [0.5, 1.5), placed by
+/// best fit) until `budget`, `target`, or kMaxStall orders in a row without
+/// a lower arena. Returns the arena; offsets hold the best packing.
+uint64_t improveRandomly(const Segment &seg, std::vector<uint64_t> &offsets,
+                         const Budget &budget, uint64_t target, uint64_t seed,
+                         uint64_t best);
+
 /// Local repair of a packing (Best on segments too large for the canonical
 /// search, docs/Packing.md): a move takes out the items that reach the top of
 /// the arena and every item overlapping one of them in time (and, on deeper
