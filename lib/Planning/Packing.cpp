@@ -79,14 +79,15 @@ struct SegmentSearch {
 };
 
 /// Phase one of Best and Exact, first part, for one segment: the greedy
-/// rules (packGreedy without random orders), stopping at `target`.
+/// rules (packGreedy without random orders), stopping at `goal` (the lower
+/// bound `target`, or the capacity in decision mode).
 SegmentSearch greedySegment(const Segment &seg, std::vector<uint64_t> &offsets,
-                            const Budget &budget, uint64_t target,
-                            const PackOptions &options) {
+                            const Budget &budget, uint64_t goal,
+                            uint64_t target, const PackOptions &options) {
   SegmentSearch state;
   // Only the lower bound is a proof: a capacity is a goal, not a bound.
   state.provenLow = target;
-  state.arena = packGreedy(seg, offsets, budget, target, options.seed,
+  state.arena = packGreedy(seg, offsets, budget, goal, options.seed,
                            /*randomize=*/false);
   return state;
 }
@@ -191,15 +192,22 @@ static PackResult packOnThisStack(ArrayRef<PackItem> items,
   for (const Segment &seg : segments)
     result.lowerBound = std::max(result.lowerBound, seg.lowerBound);
   std::vector<SegmentSearch> states(segments.size());
-  size_t decided = 0;
+  // Segments through phase one (at their goal after the rules, or through
+  // their improvement), and the one being worked on now.
+  size_t decided = 0, current = 0;
   Budget::Ticker ticker{kProgressWork, kProgressWork, nullptr};
   bool done = false;
   auto progress = [&] {
     PackProgress p;
-    for (size_t k = 0; k < decided; ++k)
-      p.arena = std::max(p.arena, states[k].arena);
-    if (decided < segments.size() && ticker.segmentArena)
-      p.arena = std::max(p.arena, ticker.segmentArena);
+    // Every segment the rules have packed counts with its arena; the one
+    // being worked on with the best it has reached so far.
+    for (auto [k, state] : llvm::enumerate(states)) {
+      uint64_t arena = state.arena;
+      if (k == current && ticker.segmentArena)
+        arena =
+            arena ? std::min(arena, ticker.segmentArena) : ticker.segmentArena;
+      p.arena = std::max(p.arena, arena);
+    }
     p.done = done;
     p.lowerBound = result.lowerBound;
     p.work = result.work;
@@ -220,8 +228,13 @@ static PackResult packOnThisStack(ArrayRef<PackItem> items,
   // segment's random orders cannot take the work every other segment needs
   // to get at least what the classic rules give (on a 10^5-buffer trace of
   // several segments they took it all: the arena was 1.74 x LB where first
-  // fit decreasing alone gives 1.22).
-  for (auto [seg, state] : llvm::zip(segments, states)) {
+  // fit decreasing alone gives 1.22). Each segment's rules get a share of
+  // what is left in proportion to its size (what one leaves goes to the
+  // next): the rules on a 10^5-buffer segment can cost several times the
+  // whole bound, and would leave a later segment nothing.
+  size_t itemsLeft = items.size();
+  for (auto [k, seg, state] : llvm::enumerate(segments, states)) {
+    current = k;
     ticker.segmentArena = 0;
     switch (options.algorithm) {
     case PackAlgorithm::GreedyTime:
@@ -232,10 +245,15 @@ static PackResult packOnThisStack(ArrayRef<PackItem> items,
       break;
     case PackAlgorithm::Best:
     case PackAlgorithm::Exact:
-      state = greedySegment(seg, result.offsets, budget, target, options);
+      state = greedySegment(seg, result.offsets,
+                            budget.share(static_cast<double>(seg.ids.size()) /
+                                         static_cast<double>(itemsLeft)),
+                            goal, target, options);
       break;
     }
-    ++decided;
+    itemsLeft -= seg.ids.size();
+    if (state.arena <= goal)
+      ++decided;
   }
   // Then the segments left above their goal, the highest arena first (only
   // the highest decides the arena): the search at the goal with
@@ -251,18 +269,24 @@ static PackResult packOnThisStack(ArrayRef<PackItem> items,
   llvm::stable_sort(above, [&](size_t a, size_t b) {
     return states[a].arena > states[b].arena;
   });
-  for (auto [done, k] : llvm::enumerate(above)) {
-    if (budget.expired())
+  for (auto [improved, k] : llvm::enumerate(above)) {
+    // Decision mode: a segment proven not to fit settles the answer.
+    if (budget.expired() || result.provenInfeasible)
       break;
+    current = k;
     ticker.segmentArena = states[k].arena;
     bool infeasible = false;
     bool large = options.algorithm != PackAlgorithm::Exact &&
                  segments[k].ids.size() > kMaxSearchItems;
-    double share = large ? 1.0 / static_cast<double>(above.size() - done) : 1.0;
+    double share =
+        large ? 1.0 / static_cast<double>(above.size() - improved) : 1.0;
     improveSegment(segments[k], states[k], result.offsets, budget.share(share),
                    goal, options, infeasible);
     result.provenInfeasible |= infeasible;
+    ++decided;
   }
+  current = segments.size();
+  decided = segments.size();
   // Phase two: probes on the segments left above their goal, the highest
   // arena first, each with an equal share of the time left.
   std::vector<size_t> open;
@@ -287,9 +311,14 @@ static PackResult packOnThisStack(ArrayRef<PackItem> items,
     result.provenLowerBound = std::max(result.provenLowerBound,
                                        std::min(state.provenLow, state.arena));
   }
-  result.optimal = provenOptimal;
+  // Proven when every segment above the bound is, or when one segment's
+  // proof already reaches the arena (the others cannot lower it).
+  result.optimal = provenOptimal || result.provenLowerBound >= result.arena;
   if (result.optimal)
     result.provenLowerBound = result.arena;
+  // Decision mode: no arena below the proven bound exists.
+  if (options.capacity && *options.capacity < result.provenLowerBound)
+    result.provenInfeasible = true;
   if (options.progress && (options.algorithm == PackAlgorithm::Best ||
                            options.algorithm == PackAlgorithm::Exact)) {
     done = true;
