@@ -231,10 +231,9 @@ struct GPUMapLoopsPass
       return loop.emitError("scf.parallel with reductions in a device "
                             "function is not supported");
 
+    // Static trip counts (kDynamic where the upper bound is not a constant)
+    // and their product.
     SmallVector<int64_t> lbs, steps, trips;
-    // The trip counts as values: constants, or computed at run time from an
-    // upper bound that is not a constant (dynamic shapes).
-    SmallVector<OpFoldResult> tripCounts;
     uint64_t total = 1;
     bool dynamic = false;
     OpBuilder b(loop);
@@ -280,27 +279,23 @@ struct GPUMapLoopsPass
     // buffers range over dimensions of those buffers, so the product is at
     // most the elements of a buffer that exists and cannot overflow; a grid
     // of more than 2^31-1 blocks fails at launch (docs/GPU.md).
+    // The run-time trip counts (null where static) and the number of points.
+    SmallVector<Value> runTrips(trips.size());
     Value runTotal;
     if (dynamic) {
       for (auto [d, ub] : llvm::enumerate(loop.getUpperBound())) {
-        if (!ShapedType::isDynamic(trips[d])) {
-          tripCounts.push_back(b.getIndexAttr(trips[d]));
+        if (!ShapedType::isDynamic(trips[d]))
           continue;
-        }
         Value span = arith::SubIOp::create(b, loc, ub, idx(lbs[d]));
         Value positive = arith::MaxSIOp::create(b, loc, span, idx(0));
-        Value trip = steps[d] == 1 ? positive
-                                   : Value(arith::CeilDivUIOp::create(
-                                         b, loc, positive, idx(steps[d])));
-        tripCounts.push_back(trip);
+        runTrips[d] = steps[d] == 1 ? positive
+                                    : Value(arith::CeilDivUIOp::create(
+                                          b, loc, positive, idx(steps[d])));
       }
       runTotal = idx(int64_t(total));
-      for (OpFoldResult trip : tripCounts)
-        if (auto value = dyn_cast<Value>(trip))
-          runTotal = arith::MulIOp::create(b, loc, runTotal, value);
-    } else {
-      for (int64_t trip : trips)
-        tripCounts.push_back(b.getIndexAttr(trip));
+      for (Value trip : runTrips)
+        if (trip)
+          runTotal = arith::MulIOp::create(b, loc, runTotal, trip);
     }
     int64_t threads =
         dynamic ? blockSize : std::min<int64_t>(blockSize, int64_t(total));
@@ -342,9 +337,7 @@ struct GPUMapLoopsPass
     for (int d = int(trips.size()) - 1; d >= 0; --d) {
       Value digit = rest;
       if (d > 0) {
-        Value trip = ShapedType::isDynamic(trips[d])
-                         ? cast<Value>(tripCounts[d])
-                         : idx(trips[d]);
+        Value trip = runTrips[d] ? runTrips[d] : idx(trips[d]);
         digit = arith::RemUIOp::create(b, loc, rest, trip);
         rest = arith::DivUIOp::create(b, loc, rest, trip);
       }

@@ -17,7 +17,6 @@
 #include "llvm/Support/MathExtras.h"
 
 #include <algorithm>
-
 #include <map>
 #include <queue>
 #include <random>
@@ -503,6 +502,21 @@ uint64_t sweepFromPeak(const Segment &seg, int64_t peak,
 /// Sort keys for the greedy orders tried by Best.
 enum class OrderKind { Size, Area, Duration, Start };
 
+/// (key, id) pairs descending by key, ties by index: a total order, so an
+/// unstable sort (or nth_element, then sort) gives the same sequence with
+/// any standard library. Keys sit next to their ids, with no indirection in
+/// the comparisons: on 10^5 items the random orders' sorts took half of
+/// Best's time when they compared through an index array.
+struct KeyDescending {
+  template <typename Key>
+  bool operator()(const std::pair<Key, uint32_t> &a,
+                  const std::pair<Key, uint32_t> &b) const {
+    if (a.first != b.first)
+      return a.first > b.first;
+    return a.second < b.second;
+  }
+};
+
 std::vector<uint32_t> makeOrder(const Segment &seg, OrderKind kind) {
   // seg.ids is in start order, ties by index (splitSegments).
   if (kind == OrderKind::Start)
@@ -511,22 +525,13 @@ std::vector<uint32_t> makeOrder(const Segment &seg, OrderKind kind) {
   auto duration = [&](uint32_t i) {
     return static_cast<uint64_t>(items[i].live.end - items[i].live.start);
   };
-  // Descending by key, ties by index: a total order, so an unstable sort
-  // gives the same sequence with any standard library. Keys sit next to
-  // their ids (no indirection in the comparisons): on 10^5 items the
-  // random orders' sorts took half of Best's time when they compared
-  // through an index array.
   auto byKey = [&](auto key) {
     using Key = decltype(key(uint32_t()));
     std::vector<std::pair<Key, uint32_t>> keyed;
     keyed.reserve(seg.ids.size());
     for (uint32_t id : seg.ids)
       keyed.emplace_back(key(id), id);
-    std::sort(keyed.begin(), keyed.end(), [](const auto &a, const auto &b) {
-      if (a.first != b.first)
-        return a.first > b.first;
-      return a.second < b.second;
-    });
+    std::sort(keyed.begin(), keyed.end(), KeyDescending());
     std::vector<uint32_t> order;
     order.reserve(keyed.size());
     for (const auto &entry : keyed)
@@ -558,8 +563,8 @@ uint64_t orderWork(size_t n) { return n * (llvm::Log2_64_Ceil(n + 1) + 1); }
 /// The first chunk of a random order sorted before any of it is placed.
 constexpr size_t kFirstRandomChunk = 256;
 
-/// One random order (size times a noise in [0.5, 1.5), descending; ties by
-/// index), placed by best fit as it is produced: the next chunk of the order
+/// One random order (size times a noise in [0.5, 1.5), KeyDescending),
+/// placed by best fit as it is produced: the next chunk of the order
 /// is selected (nth_element) and sorted only when the items before it are
 /// placed, chunks doubling. Most random orders pass `cutoff` early, so the
 /// whole order is rarely sorted (on 10^5 items sorting every order took
@@ -579,15 +584,10 @@ placeRandomOrder(BusyIndex &index, const Segment &seg, ArrayRef<double> sizes,
     double noise = 0.5 + static_cast<double>(rng() >> 11) * 0x1p-53;
     keyed.emplace_back(size * noise, id);
   }
-  // Drawing, selecting and sorting: about 3 units an item each (measured
-  // on 10^5-item irregular traces, docs/Packing.md).
+  // Drawing the keys: 3 units an item; selecting a chunk, 3 per item left;
+  // sorting it, orderWork (docs/Packing.md).
   budget.charge(3 * keyed.size());
-  auto before = [](const std::pair<double, uint32_t> &a,
-                   const std::pair<double, uint32_t> &b) {
-    if (a.first != b.first)
-      return a.first > b.first;
-    return a.second < b.second;
-  };
+  KeyDescending before;
   index.clear();
   budget.charge(index.lists());
   uint64_t arena = 0;
@@ -634,8 +634,7 @@ constexpr unsigned kMaxStall = 256;
 uint64_t mlir::memplan::packing::packGreedy(const Segment &seg,
                                             std::vector<uint64_t> &offsets,
                                             const Budget &budget,
-                                            uint64_t target, uint64_t seed,
-                                            bool randomize) {
+                                            uint64_t target) {
   // The peak split first: on training traces (nested activations around
   // one peak) it reaches the bound in one O(n log n) pass.
   uint64_t best = sweepFromPeak(seg, seg.peakStep, offsets);
@@ -678,9 +677,7 @@ uint64_t mlir::memplan::packing::packGreedy(const Segment &seg,
     if (best <= target || budget.expired())
       return best;
   }
-  if (!randomize)
-    return best;
-  return improveRandomly(seg, offsets, budget, target, seed, best);
+  return best;
 }
 
 // Declared (and documented) in PackingInternal.h.

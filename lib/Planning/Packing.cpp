@@ -78,23 +78,16 @@ struct SegmentSearch {
   std::unique_ptr<SearchProblem> problem;
 };
 
-/// Phase one of Best and Exact, first part, for one segment: the greedy
-/// rules (packGreedy without random orders), stopping at `goal` (the lower
-/// bound `target`, or the capacity in decision mode).
-SegmentSearch greedySegment(const Segment &seg, std::vector<uint64_t> &offsets,
-                            const Budget &budget, uint64_t goal,
-                            uint64_t target, const PackOptions &options) {
-  SegmentSearch state;
-  // Only the lower bound is a proof: a capacity is a goal, not a bound.
-  state.provenLow = target;
-  state.arena = packGreedy(seg, offsets, budget, goal, options.seed,
-                           /*randomize=*/false);
-  return state;
+/// Whether Best or Exact searches `seg` with the canonical search (Exact
+/// every segment, Best those small enough) rather than random orders.
+bool searchable(const Segment &seg, const PackOptions &options) {
+  return options.algorithm == PackAlgorithm::Exact ||
+         seg.ids.size() <= kMaxSearchItems;
 }
 
-/// Phase one, second part, for a segment the rules left above its goal
-/// (the lower bound, or the capacity in decision mode), within `budget`
-/// (its share): segments small enough (every one for Exact) get the
+/// Phase one of Best and Exact after the rules, for a segment they left above
+/// its goal (the lower bound, or the capacity in decision mode), within
+/// `budget` (its share): segments small enough (every one for Exact) get the
 /// canonical search at the goal with kDecisionShare of it (all of it in
 /// decision mode) and are kept for the probes when it fails; larger ones
 /// get randomized greedy orders until they stall, then the repair with the
@@ -103,9 +96,7 @@ void improveSegment(const Segment &seg, SegmentSearch &state,
                     std::vector<uint64_t> &offsets, const Budget &budget,
                     uint64_t goal, const PackOptions &options,
                     bool &infeasible) {
-  bool search = options.algorithm == PackAlgorithm::Exact ||
-                seg.ids.size() <= kMaxSearchItems;
-  if (!search) {
+  if (!searchable(seg, options)) {
     state.arena =
         improveRandomly(seg, offsets, budget, goal, options.seed, state.arena);
     if (options.repair && state.arena > goal && !budget.expired())
@@ -245,10 +236,13 @@ static PackResult packOnThisStack(ArrayRef<PackItem> items,
       break;
     case PackAlgorithm::Best:
     case PackAlgorithm::Exact:
-      state = greedySegment(seg, result.offsets,
-                            budget.share(static_cast<double>(seg.ids.size()) /
-                                         static_cast<double>(itemsLeft)),
-                            goal, target, options);
+      // Only the lower bound is a proof: a capacity is a goal, not a bound.
+      state.provenLow = target;
+      state.arena =
+          packGreedy(seg, result.offsets,
+                     budget.share(static_cast<double>(seg.ids.size()) /
+                                  static_cast<double>(itemsLeft)),
+                     goal);
       break;
     }
     itemsLeft -= seg.ids.size();
@@ -276,10 +270,9 @@ static PackResult packOnThisStack(ArrayRef<PackItem> items,
     current = k;
     ticker.segmentArena = states[k].arena;
     bool infeasible = false;
-    bool large = options.algorithm != PackAlgorithm::Exact &&
-                 segments[k].ids.size() > kMaxSearchItems;
-    double share =
-        large ? 1.0 / static_cast<double>(above.size() - improved) : 1.0;
+    double share = searchable(segments[k], options)
+                       ? 1.0
+                       : 1.0 / static_cast<double>(above.size() - improved);
     improveSegment(segments[k], states[k], result.offsets, budget.share(share),
                    goal, options, infeasible);
     result.provenInfeasible |= infeasible;

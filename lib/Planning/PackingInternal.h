@@ -265,15 +265,14 @@ std::optional<uint64_t> placeInOrder(BusyIndex &index, ArrayRef<PackItem> items,
 uint64_t packRule(const Segment &seg, PackAlgorithm algorithm,
                   std::vector<uint64_t> &offsets);
 
-/// The greedy phase for one segment: the peak split, both start-order
+/// The greedy rules for one segment: the peak split, both start-order
 /// sweeps, the greedy placer over six rules (by size with first fit; by size,
 /// size x lifetime, lifetime and start with best fit; by start with first
-/// fit), then (when `randomize`) random size orders until the budget, the
-/// target or a stall. Returns the arena; offsets filled. The sweeps are
-/// charged one unit per item.
+/// fit), until `budget` or `target`. Returns the arena; offsets filled. The
+/// peak split and the sweeps are charged as the sort each makes (orderWork),
+/// which is below what their free lists cost (docs/Packing.md).
 uint64_t packGreedy(const Segment &seg, std::vector<uint64_t> &offsets,
-                    const Budget &budget, uint64_t target, uint64_t seed,
-                    bool randomize);
+                    const Budget &budget, uint64_t target);
 
 /// Best's randomized improvement of a segment's packing (`offsets`, arena
 /// `best`): random size orders (size times a noise in [0.5, 1.5), placed by

@@ -1,5 +1,4 @@
-//===- LowerAsserts.cpp - cf.assert messages on stderr
-//---------------------===//
+//===- LowerAsserts.cpp - cf.assert messages on stderr --------------------===//
 //
 // Part of memplan. Upstream's cf.assert lowering prints with puts (stdout,
 // buffered when it is a file or a pipe) and aborts without flushing: the

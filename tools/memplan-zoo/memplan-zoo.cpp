@@ -799,16 +799,22 @@ struct ModuleBuilder {
     Value mainBatch = runBatch, mainSeq = runSeq;
     runBatch = entry->getArgument(0);
     runSeq = dynamicSeq() ? entry->getArgument(1) : Value();
-    size_t nb = 0;
-    SmallVector<Value> stepArgs = batchAndParams(b, nb);
-    if (device)
-      runOnDevice(b, stepArgs, nb);
-    else
-      runOnHost(b, stepArgs, nb);
+    runSteps(b);
     func::ReturnOp::create(b, loc);
     runBatch = mainBatch;
     runSeq = mainSeq;
     return func;
+  }
+
+  /// The inputs at `runBatch` (and `runSeq`), then --steps steps on the
+  /// device or the host.
+  void runSteps(OpBuilder &b) {
+    size_t nb = 0;
+    SmallVector<Value> args = batchAndParams(b, nb);
+    if (device)
+      runOnDevice(b, args, nb);
+    else
+      runOnHost(b, args, nb);
   }
 
   /// A batch at `runBatch` (and `runSeq`), then the parameters: the step's
@@ -862,13 +868,8 @@ struct ModuleBuilder {
     SmallVector<Type> stepResults{lossType()};
     llvm::append_range(stepResults, paramTypes());
     if (!gradcheck) {
-      size_t nb = 0;
-      if (device && !fromEnvironment) {
-        SmallVector<Value> args = batchAndParams(b, nb);
-        runOnDevice(b, args, nb);
-      } else if (!fromEnvironment) {
-        SmallVector<Value> args = batchAndParams(b, nb);
-        runOnHost(b, args, nb);
+      if (!fromEnvironment) {
+        runSteps(b);
       } else {
         func::FuncOp runAt = runAtFunction();
         auto isSet = [&](Value v) {
