@@ -39,29 +39,6 @@ export_zoo() { # model out.csv
   rm -f "$TMP"/x.*.csv
 }
 
-overlap() { # out.csv in.csv...: each trace starts halfway through the last
-  local out=$1
-  shift
-  python3 - "$out" "$@" <<'EOF'
-import csv, sys
-out, paths = sys.argv[1], sys.argv[2:]
-rows, shift = [], 0
-for path in paths:
-    with open(path) as f:
-        reader = list(csv.DictReader(f))
-    end = 0
-    for r in reader:
-        rows.append((int(r["lower"]) + shift, int(r["upper"]) + shift,
-                     int(r["size"]), int(r.get("alignment") or 1)))
-        end = max(end, int(r["upper"]))
-    shift += end // 2
-with open(out, "w") as f:
-    f.write("id,lower,upper,size,alignment\n")
-    for k, r in enumerate(rows):
-        f.write("%d,%d,%d,%d,%d\n" % ((k,) + r))
-EOF
-}
-
 row() { # name csv
   local buffers
   buffers=$(($(wc -l < "$2") - 1))
@@ -90,7 +67,8 @@ for kind in "${@:-zoo irregular planted}"; do
       done
       # GPT-2's peak would dwarf the others': overlap the three others, and
       # the CNN again after them.
-      overlap "$TMP/overlap.csv" "${parts[@]}" "${parts[0]}"
+      python3 "$ROOT/test/Utils/concat-traces.py" --overlap "${parts[@]}" \
+        "${parts[0]}" > "$TMP/overlap.csv"
       row "overlap" "$TMP/overlap.csv"
       ;;
     irregular)
