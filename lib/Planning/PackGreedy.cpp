@@ -193,12 +193,17 @@ uint64_t BusyIndex::nodesPerItem() const {
   return 2 * (llvm::Log2_64(leaves) + 1);
 }
 
-std::pair<size_t, size_t> BusyIndex::leafRange(uint32_t id) const {
+std::pair<size_t, size_t> BusyIndex::leafRange(uint32_t id) {
+  // add() follows place() for the same item: one lookup for both.
+  if (id == cachedId)
+    return cachedRange;
   const Interval &live = items[id].live;
   size_t l = llvm::lower_bound(starts, live.start) - starts.begin();
   size_t r = llvm::lower_bound(starts, live.end) - starts.begin();
   assert(l < r && "an item lives at its own start");
-  return {l, r};
+  cachedId = id;
+  cachedRange = {l, r};
+  return cachedRange;
 }
 
 template <typename Fn>
@@ -239,16 +244,18 @@ void BusyIndex::add(uint32_t id, uint64_t offset) {
 uint64_t BusyIndex::place(uint32_t id, Fit fit, uint64_t &lists) {
   auto [l, r] = leafRange(id);
   sources.clear();
-  lists = 0;
   auto source = [&](const llvm::SmallVector<Run, 0> &runs) {
-    if (!runs.empty()) {
+    if (!runs.empty())
       sources.push_back({runs.begin(), runs.end()});
-      lists += runs.size();
-    }
   };
   forEachCanonical(l, r, [&](size_t node) { source(within[node]); });
   for (size_t node = l + leaves; node; node >>= 1)
     source(here[node]);
+  if (fit == Fit::First)
+    return firstFit(items[id].size, items[id].alignment, lists);
+  lists = 0;
+  for (const Source &src : sources)
+    lists += src.second - src.first;
   // Concatenate the sorted lists, then merge neighbours pairwise:
   // n log(lists) rather than n log n. Runs with equal starts may come in
   // any order: fitAmong takes the furthest end.
@@ -281,13 +288,55 @@ uint64_t BusyIndex::place(uint32_t id, Fit fit, uint64_t &lists) {
   return fitAmong(busy, items[id].size, items[id].alignment, fit);
 }
 
-/// Work units per coalesced range a BusyIndex query reads (first fit, best
-/// fit) and per node an item's query and add walk: a unit of the greedy
-/// placer then takes about as long as a unit of the canonical search, about
-/// 2 ns on the CI machine. Fitted on the 10^5-item irregular and planted
-/// traces (docs/Packing.md): about 22 ns per range with first fit, 30 ns
-/// with best fit (which scans every gap), and 39 ns per node.
-constexpr uint64_t kFirstFitListWeight = 11;
+uint64_t BusyIndex::firstFit(uint64_t size, uint64_t alignment,
+                             uint64_t &probes) {
+  // The lowest aligned x such that [x, x + size) meets no run of any
+  // source: x starts at 0 and jumps past every run it meets (to the
+  // aligned end of that run), source after source, until a whole round
+  // over the sources moves it no more. Each source is searched from where
+  // its last search stopped (x only rises), so runs below the answer that
+  // another source's jump passed over are skipped in one binary search,
+  // and runs above it are never read. The same offset as fitAmong over the
+  // merged runs with Fit::First.
+  probes = 0;
+  uint64_t x = 0;
+  // Sources in a row that x meets no run of; a jump restarts the count at
+  // the source that moved it (its next run may start below x + size too).
+  size_t quiet = 0;
+  for (size_t k = 0; quiet < sources.size();) {
+    Source &src = sources[k];
+    // The first run of this source ending after x: galloping from where
+    // the last search stopped (it is usually a few runs on).
+    auto ended = [&](const Run &run) { return run.second <= x; };
+    size_t step = 1;
+    while (step < static_cast<size_t>(src.second - src.first) &&
+           ended(src.first[step])) {
+      src.first += step;
+      step *= 2;
+    }
+    src.first = std::partition_point(
+        src.first,
+        src.first + std::min<size_t>(step + 1, src.second - src.first), ended);
+    ++probes;
+    if (src.first != src.second && src.first->first < x + size) {
+      x = alignUp(src.first->second, alignment);
+      quiet = 0;
+    } else {
+      ++quiet;
+      k = k + 1 == sources.size() ? 0 : k + 1;
+    }
+  }
+  return x;
+}
+
+/// Work units per source a first-fit query probes (BusyIndex::firstFit), per
+/// coalesced range a best-fit query reads, and per node an item's query and
+/// add walk: a unit of the greedy placer then takes about as long as a unit
+/// of the canonical search, about 2 ns on the CI machine. Fitted on the
+/// 10^4- and 10^5-item irregular and planted traces (docs/Packing.md): 3 to
+/// 8 ns per probe (more on larger segments, whose lists miss the cache),
+/// 30 ns per range with best fit, and 39 ns per node.
+constexpr uint64_t kFirstFitProbeWeight = 5;
 constexpr uint64_t kBestFitListWeight = 15;
 constexpr uint64_t kNodeWeight = 20;
 
@@ -301,7 +350,8 @@ bool placeNext(BusyIndex &index, ArrayRef<PackItem> items, uint32_t id,
   uint64_t at = index.place(id, fit, lists);
   if (budget)
     budget->charge(
-        (fit == Fit::First ? kFirstFitListWeight : kBestFitListWeight) * lists +
+        (fit == Fit::First ? kFirstFitProbeWeight : kBestFitListWeight) *
+            lists +
         kNodeWeight * index.nodesPerItem());
   offsets[id] = at;
   index.add(id, at);
@@ -500,7 +550,24 @@ uint64_t sweepFromPeak(const Segment &seg, int64_t peak,
 }
 
 /// Sort keys for the greedy orders tried by Best.
-enum class OrderKind { Size, Area, Duration, Start };
+enum class OrderKind {
+  Size,
+  Area,
+  Duration,
+  Start,
+  /// By size class, the longest-lived first within a class, then by size:
+  /// octaves (classes [2^e, 2^(e+1))), and eighths of an octave (the three
+  /// bits after the leading one).
+  Octave,
+  EighthOctave
+};
+
+/// The size class of `size`: its leading bit and the `bits` after it.
+uint64_t sizeClass(uint64_t size, unsigned bits) {
+  unsigned e = llvm::Log2_64(size);
+  uint64_t next = e >= bits ? size >> (e - bits) : size << (bits - e);
+  return (uint64_t(e) << bits) | (next & ((uint64_t(1) << bits) - 1));
+}
 
 /// (key, id) pairs descending by key, ties by index: a total order, so an
 /// unstable sort (or nth_element, then sort) gives the same sequence with
@@ -550,6 +617,14 @@ std::vector<uint32_t> makeOrder(const Segment &seg, OrderKind kind) {
   case OrderKind::Duration:
     return byKey(
         [&](uint32_t i) { return std::make_pair(duration(i), items[i].size); });
+  case OrderKind::Octave:
+  case OrderKind::EighthOctave: {
+    unsigned bits = kind == OrderKind::Octave ? 0 : 3;
+    return byKey([&](uint32_t i) {
+      return std::make_tuple(sizeClass(items[i].size, bits), duration(i),
+                             items[i].size);
+    });
+  }
   case OrderKind::Start:
     break;
   }
@@ -559,6 +634,13 @@ std::vector<uint32_t> makeOrder(const Segment &seg, OrderKind kind) {
 /// Work units charged for building one order of `n` items: a unit per
 /// item per level of the sort.
 uint64_t orderWork(size_t n) { return n * (llvm::Log2_64_Ceil(n + 1) + 1); }
+
+/// Work units charged for one sweep over `n` items (or the peak split's two
+/// half sweeps): each item is allocated from and released to the free
+/// space's two ordered trees, about 20 times the cost of a level of a
+/// sort (measured: 80 ms for 10^5 items on the CI machine, docs/Packing.md).
+constexpr uint64_t kSweepWeight = 20;
+uint64_t sweepWork(size_t n) { return kSweepWeight * orderWork(n); }
 
 /// The first chunk of a random order sorted before any of it is placed.
 constexpr size_t kFirstRandomChunk = 256;
@@ -638,7 +720,7 @@ uint64_t mlir::memplan::packing::packGreedy(const Segment &seg,
   // The peak split first: on training traces (nested activations around
   // one peak) it reaches the bound in one O(n log n) pass.
   uint64_t best = sweepFromPeak(seg, seg.peakStep, offsets);
-  budget.charge(orderWork(seg.ids.size()));
+  budget.charge(sweepWork(seg.ids.size()));
   if (best <= target)
     return best;
   std::vector<uint64_t> trial(offsets.size());
@@ -649,29 +731,42 @@ uint64_t mlir::memplan::packing::packGreedy(const Segment &seg,
     for (uint32_t id : seg.ids)
       offsets[id] = trial[id];
   };
-  for (bool longestFirst : {false, true}) {
-    uint64_t arena = sweepStartOrder(seg, trial, longestFirst);
-    budget.charge(orderWork(seg.ids.size()));
-    if (arena < best)
-      keep(arena);
-    if (best <= target || budget.expired())
-      return best;
-  }
-  BusyIndex index(seg);
-  // First-fit decreasing first: on irregular traces it is the strongest
-  // rule (docs/benchmarks.md), and a large segment may run out of work
-  // before the later ones.
-  const std::pair<OrderKind, Fit> rules[] = {
-      {OrderKind::Size, Fit::First}, {OrderKind::Size, Fit::Best},
-      {OrderKind::Area, Fit::Best},  {OrderKind::Duration, Fit::Best},
-      {OrderKind::Start, Fit::Best}, {OrderKind::Start, Fit::First}};
-  for (auto [kind, fit] : rules) {
-    std::vector<uint32_t> order = makeOrder(seg, kind);
-    // The start order is seg.ids itself: copied, not sorted.
-    budget.charge(kind == OrderKind::Start ? order.size()
-                                           : orderWork(order.size()));
-    std::optional<uint64_t> arena =
-        placeInOrder(index, seg.items, order, trial, &budget, best, fit);
+  std::optional<BusyIndex> index;
+  // The start-order sweep (greedy-time, cheap) and first fit decreasing,
+  // the strongest classic rule on irregular traces (docs/benchmarks.md),
+  // come first: a large segment may run out of work before the later rules.
+  // Then the size classes, the longest-lived first within each, which beat
+  // it on many irregular and planted traces (docs/Packing.md).
+  struct Rule {
+    std::optional<OrderKind> kind; // none: a start-order sweep
+    Fit fit;
+    bool longestFirst;
+  };
+  const Rule rules[] = {{std::nullopt, Fit::Best, false},
+                        {OrderKind::Size, Fit::First, false},
+                        {OrderKind::Octave, Fit::First, false},
+                        {OrderKind::EighthOctave, Fit::First, false},
+                        {std::nullopt, Fit::Best, true},
+                        {OrderKind::Size, Fit::Best, false},
+                        {OrderKind::Area, Fit::Best, false},
+                        {OrderKind::Duration, Fit::Best, false},
+                        {OrderKind::Start, Fit::Best, false},
+                        {OrderKind::Start, Fit::First, false}};
+  for (const Rule &rule : rules) {
+    std::optional<uint64_t> arena;
+    if (!rule.kind) {
+      arena = sweepStartOrder(seg, trial, rule.longestFirst);
+      budget.charge(sweepWork(seg.ids.size()));
+    } else {
+      if (!index)
+        index.emplace(seg);
+      std::vector<uint32_t> order = makeOrder(seg, *rule.kind);
+      // The start order is seg.ids itself: copied, not sorted.
+      budget.charge(*rule.kind == OrderKind::Start ? order.size()
+                                                   : orderWork(order.size()));
+      arena = placeInOrder(*index, seg.items, order, trial, &budget, best,
+                           rule.fit);
+    }
     if (arena && *arena < best)
       keep(*arena);
     if (best <= target || budget.expired())

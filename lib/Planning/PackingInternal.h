@@ -219,12 +219,17 @@ public:
   uint64_t nodesPerItem() const;
   /// Records item `id` at [offset, offset + size).
   void add(uint32_t id, uint64_t offset);
-  /// The offset for item `id` among the items added (fitAmong); `lists`
-  /// counts the coalesced ranges read.
+  /// The offset for item `id` among the items added (fitAmong; first fit
+  /// through firstFit, which gives the same offset without merging the
+  /// lists); `lists` counts the coalesced ranges read (best fit) or the
+  /// probes (first fit).
   uint64_t place(uint32_t id, Fit fit, uint64_t &lists);
 
 private:
-  std::pair<size_t, size_t> leafRange(uint32_t id) const;
+  std::pair<size_t, size_t> leafRange(uint32_t id);
+  /// First fit over `sources`, searched lazily (consumes them); `probes`
+  /// counts the binary searches.
+  uint64_t firstFit(uint64_t size, uint64_t alignment, uint64_t &probes);
   /// The canonical nodes of leaves [l, r), bottom-up.
   template <typename Fn> void forEachCanonical(size_t l, size_t r, Fn fn) const;
   /// Adds `run` to the coalesced, sorted `runs`.
@@ -238,6 +243,8 @@ private:
   std::vector<Source> sources;
   std::vector<Run> busy, scratch;
   std::vector<size_t> bounds; // where each list starts in busy, then its end
+  uint32_t cachedId = UINT32_MAX;
+  std::pair<size_t, size_t> cachedRange;
 };
 
 /// Places item `id` in the gap `fit` picks among the items added to `index`
@@ -251,8 +258,9 @@ bool placeNext(BusyIndex &index, ArrayRef<PackItem> items, uint32_t id,
 
 /// Places `order` one by one, each in the gap `fit` picks among the items of
 /// `order` placed before it (BusyIndex::place; `index` is cleared first).
-/// Charges `budget` (when given) k{First,Best}FitListWeight per coalesced range
-/// read and kNodeWeight per node walked (BusyIndex::nodesPerItem). Returns the
+/// Charges `budget` (when given) kFirstFitProbeWeight per source a first-fit
+/// query probes, kBestFitListWeight per coalesced range a best-fit one reads
+/// and kNodeWeight per node walked (BusyIndex::nodesPerItem). Returns the
 /// arena, or nullopt when it runs past `budget` or past `cutoff`.
 std::optional<uint64_t> placeInOrder(BusyIndex &index, ArrayRef<PackItem> items,
                                      ArrayRef<uint32_t> order,
@@ -265,12 +273,14 @@ std::optional<uint64_t> placeInOrder(BusyIndex &index, ArrayRef<PackItem> items,
 uint64_t packRule(const Segment &seg, PackAlgorithm algorithm,
                   std::vector<uint64_t> &offsets);
 
-/// The greedy rules for one segment: the peak split, both start-order
-/// sweeps, the greedy placer over six rules (by size with first fit; by size,
-/// size x lifetime, lifetime and start with best fit; by start with first
-/// fit), until `budget` or `target`. Returns the arena; offsets filled. The
-/// peak split and the sweeps are charged as the sort each makes (orderWork),
-/// which is below what their free lists cost (docs/Packing.md).
+/// The greedy rules for one segment, in this order: the peak split, the
+/// start-order sweep, first fit decreasing, first fit by size class (octaves,
+/// then eighths of an octave; the longest-lived first within a class), the
+/// start-order sweep with the longest-lived first at equal starts, then best
+/// fit by size, size x lifetime, lifetime and start, and first fit by start;
+/// until `budget` or `target`. Returns the arena; offsets filled. The peak
+/// split and the sweeps are charged kSweepWeight units per item per level of
+/// a sort, what their free lists cost (docs/Packing.md).
 uint64_t packGreedy(const Segment &seg, std::vector<uint64_t> &offsets,
                     const Budget &budget, uint64_t target);
 
