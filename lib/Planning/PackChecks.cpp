@@ -93,6 +93,94 @@ uint64_t mlir::memplan::packLowerBound(ArrayRef<PackItem> items) {
   return computeLowerBound(ranges).bytes;
 }
 
+uint64_t mlir::memplan::packAlignedLowerBound(ArrayRef<PackItem> items) {
+  // Every start is a multiple of its item's alignment, hence of g, the
+  // least alignment among the items live at a time t. Stacked by offset,
+  // each of those items but the topmost is followed by at least its size
+  // rounded up to g, so the arena is at least sum(roundUp(size, g)) minus
+  // the largest padding roundUp(size, g) - size among them. The distinct
+  // alignments are few (usually one): the sums and the paddings are kept
+  // for each of the kMaxClasses least; where g is larger, the largest of
+  // them (which divides g) stands in for it.
+  constexpr size_t kMaxClasses = 4;
+  std::vector<uint64_t> aligns;
+  for (const PackItem &item : items)
+    if (item.live.isValid() && item.size)
+      aligns.push_back(item.alignment);
+  llvm::sort(aligns);
+  aligns.erase(std::unique(aligns.begin(), aligns.end()), aligns.end());
+  if (aligns.empty() || aligns.back() == 1)
+    return packLowerBound(items);
+  if (aligns.size() > kMaxClasses)
+    aligns.resize(kMaxClasses);
+  size_t classes = aligns.size();
+  struct Event {
+    int64_t step;
+    bool isStart;
+    uint32_t id;
+  };
+  std::vector<Event> events;
+  events.reserve(2 * items.size());
+  for (auto [id, item] : llvm::enumerate(items))
+    if (item.live.isValid() && item.size) {
+      events.push_back({item.live.start, true, static_cast<uint32_t>(id)});
+      events.push_back({item.live.end, false, static_cast<uint32_t>(id)});
+    }
+  llvm::sort(events, [](const Event &a, const Event &b) {
+    if (a.step != b.step)
+      return a.step < b.step;
+    if (a.isStart != b.isStart)
+      return !a.isStart;
+    return a.id < b.id;
+  });
+  auto classOf = [&](uint64_t alignment) {
+    return std::min<size_t>(
+        llvm::lower_bound(aligns, alignment) - aligns.begin(), classes - 1);
+  };
+  // Per class: live items of that least alignment, the live sizes rounded
+  // up to it (128 bits: cannot wrap), and the paddings as a max-heap whose
+  // dead entries are dropped when they reach the top.
+  std::vector<uint64_t> count(classes, 0);
+  std::vector<unsigned __int128> rounded(classes, 0);
+  std::vector<std::vector<std::pair<uint64_t, uint32_t>>> pads(classes);
+  std::vector<uint8_t> live(items.size(), 0);
+  unsigned __int128 best = 0;
+  for (size_t i = 0, e = events.size(); i < e;) {
+    int64_t step = events[i].step;
+    for (; i < e && events[i].step == step; ++i) {
+      const PackItem &item = items[events[i].id];
+      live[events[i].id] = events[i].isStart;
+      count[classOf(item.alignment)] += events[i].isStart ? 1 : -1;
+      for (size_t k = 0; k < classes; ++k) {
+        uint64_t up = packing::alignUp(item.size, aligns[k]);
+        if (events[i].isStart) {
+          rounded[k] += up;
+          if (up != item.size) {
+            pads[k].push_back({up - item.size, events[i].id});
+            std::push_heap(pads[k].begin(), pads[k].end());
+          }
+        } else {
+          rounded[k] -= up;
+        }
+      }
+    }
+    size_t k = 0;
+    while (k < classes && count[k] == 0)
+      ++k;
+    if (k == classes || rounded[k] <= best)
+      continue;
+    std::vector<std::pair<uint64_t, uint32_t>> &heap = pads[k];
+    while (!heap.empty() && !live[heap.front().second]) {
+      std::pop_heap(heap.begin(), heap.end());
+      heap.pop_back();
+    }
+    unsigned __int128 here =
+        rounded[k] - (heap.empty() ? 0 : heap.front().first);
+    best = std::max(best, here);
+  }
+  return best > UINT64_MAX ? UINT64_MAX : static_cast<uint64_t>(best);
+}
+
 std::optional<std::string>
 mlir::memplan::checkPacking(ArrayRef<PackItem> items,
                             ArrayRef<uint64_t> offsets, uint64_t arena) {

@@ -210,8 +210,10 @@ static PackResult packOnThisStack(ArrayRef<PackItem> items,
   ticker.fn = progress;
   if (options.progress)
     budget.setTicker(&ticker);
-  // No segment needs to go below the bound that the whole arena must reach.
-  const uint64_t target = result.lowerBound;
+  // No segment needs to go below the bound that the whole arena must reach:
+  // the peak live bytes, or more where alignment forces padding.
+  const uint64_t target =
+      std::max(result.lowerBound, packAlignedLowerBound(items));
   const uint64_t goal =
       options.capacity ? std::max(target, *options.capacity) : target;
   bool provenOptimal = true;
@@ -293,7 +295,7 @@ static PackResult packOnThisStack(ArrayRef<PackItem> items,
     probeSegment(segments[k], states[k], result.offsets,
                  budget.share(1.0 / static_cast<double>(open.size() - probed)));
   }
-  result.provenLowerBound = result.lowerBound;
+  result.provenLowerBound = target;
   for (const SegmentSearch &state : states) {
     bool segmentProven = state.provenLow >= state.arena;
     if (state.arena > target && !segmentProven)

@@ -156,6 +156,13 @@ findPackingClash(llvm::ArrayRef<PackItem> items,
 /// Peak live bytes of the items.
 uint64_t packLowerBound(llvm::ArrayRef<PackItem> items);
 
+/// A lower bound on the arena at least packLowerBound: at every time, the
+/// live sizes rounded up to g, the least alignment among them (every offset
+/// is a multiple of g), less the largest such padding (the topmost item's
+/// need not be). Equal to packLowerBound when every size is a multiple of
+/// that alignment (or every alignment is 1). O(n log n).
+uint64_t packAlignedLowerBound(llvm::ArrayRef<PackItem> items);
+
 } // namespace memplan
 } // namespace mlir
 
