@@ -286,7 +286,7 @@ uint64_t packGreedy(const Segment &seg, std::vector<uint64_t> &offsets,
 
 /// Best's randomized improvement of a segment's packing (`offsets`, arena
 /// `best`): random size orders (size times a noise in [0.5, 1.5), placed by
-/// best fit) until `budget`, `target`, or kMaxStall orders in a row without
+/// first fit) until `budget`, `target`, or kMaxStall orders in a row without
 /// a lower arena. Returns the arena; offsets hold the best packing.
 uint64_t improveRandomly(const Segment &seg, std::vector<uint64_t> &offsets,
                          const Budget &budget, uint64_t target, uint64_t seed,
