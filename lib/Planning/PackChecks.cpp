@@ -104,9 +104,16 @@ uint64_t mlir::memplan::packAlignedLowerBound(ArrayRef<PackItem> items) {
   // them (which divides g) stands in for it.
   constexpr size_t kMaxClasses = 4;
   std::vector<uint64_t> aligns;
+  bool padded = false;
   for (const PackItem &item : items)
-    if (item.live.isValid() && item.size)
+    if (item.live.isValid() && item.size) {
       aligns.push_back(item.alignment);
+      padded |= item.alignment > 1 && item.size % item.alignment != 0;
+    }
+  // Sizes that are multiples of their alignment are multiples of g: no
+  // padding anywhere (the pack-arena pass rounds its sizes so).
+  if (!padded)
+    return packLowerBound(items);
   llvm::sort(aligns);
   aligns.erase(std::unique(aligns.begin(), aligns.end()), aligns.end());
   if (aligns.empty() || aligns.back() == 1)

@@ -298,6 +298,8 @@ uint64_t BusyIndex::firstFit(uint64_t size, uint64_t alignment,
   // another source's jump passed over are skipped in one binary search,
   // and runs above it are never read. The same offset as fitAmong over the
   // merged runs with Fit::First.
+  assert(size > 0 && llvm::isPowerOf2_64(alignment) &&
+         "validatePackItems: a positive size, a power-of-two alignment");
   probes = 0;
   uint64_t x = 0;
   // Sources in a row that x meets no run of; a jump restarts the count at
@@ -329,7 +331,7 @@ uint64_t BusyIndex::firstFit(uint64_t size, uint64_t alignment,
   return x;
 }
 
-/// Work units per source a first-fit query probes (BusyIndex::firstFit), per
+/// Work units per probe of a first-fit query (BusyIndex::firstFit), per
 /// coalesced range a best-fit query reads, and per node an item's query and
 /// add walk: a unit of the greedy placer then takes about as long as a unit
 /// of the canonical search, about 2 ns on the CI machine. Fitted on the

@@ -86,7 +86,8 @@ bool searchable(const Segment &seg, const PackOptions &options) {
 }
 
 /// Phase one of Best and Exact after the rules, for a segment they left above
-/// its goal (the lower bound, or the capacity in decision mode), within
+/// its goal (the larger of the lower bound and the aligned bound, or
+/// the capacity in decision mode), within
 /// `budget` (its share): segments small enough (every one for Exact) get the
 /// canonical search at the goal with kDecisionShare of it (all of it in
 /// decision mode) and are kept for the probes when it fails; larger ones

@@ -258,10 +258,11 @@ bool placeNext(BusyIndex &index, ArrayRef<PackItem> items, uint32_t id,
 
 /// Places `order` one by one, each in the gap `fit` picks among the items of
 /// `order` placed before it (BusyIndex::place; `index` is cleared first).
-/// Charges `budget` (when given) kFirstFitProbeWeight per source a first-fit
-/// query probes, kBestFitListWeight per coalesced range a best-fit one reads
-/// and kNodeWeight per node walked (BusyIndex::nodesPerItem). Returns the
-/// arena, or nullopt when it runs past `budget` or past `cutoff`.
+/// Charges `budget` (when given) kFirstFitProbeWeight per probe of a
+/// first-fit query (a galloping search in one list), kBestFitListWeight per
+/// coalesced range a best-fit one reads and kNodeWeight per node walked
+/// (BusyIndex::nodesPerItem). Returns the arena, or nullopt when it runs past
+/// `budget` or past `cutoff`.
 std::optional<uint64_t> placeInOrder(BusyIndex &index, ArrayRef<PackItem> items,
                                      ArrayRef<uint32_t> order,
                                      std::vector<uint64_t> &offsets,

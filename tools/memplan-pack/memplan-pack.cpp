@@ -254,11 +254,13 @@ int main(int argc, char **argv) {
           "  [lower, upper). Prints one line:\n"
           "    arena=<B> lower_bound=<B> ratio=<arena/LB> optimal=yes|unknown "
           "time_ms=<ms> work=<units> proven_lower_bound=<B>\n"
-          "  optimal=yes only when proven (arena = lower bound, or exact "
-          "search "
-          "exhausted). proven_lower_bound: no smaller arena exists (the "
-          "lower bound, raised by every search that was exhausted below the "
-          "arena); arena/proven_lower_bound is the proven gap.\n"
+          "  lower_bound: peak live bytes. optimal=yes only when proven "
+          "(arena = a lower bound: the peak, or the aligned bound where "
+          "alignment forces padding; or an exact search exhausted below "
+          "it). proven_lower_bound: no smaller arena exists (the larger "
+          "of those bounds, raised by every search that was exhausted "
+          "below the arena); arena/proven_lower_bound is the proven "
+          "gap.\n"
           "  Exit: 0 planned, 1 does not fit --capacity, 2 bad input.\n",
           &errs()))
     return 2;

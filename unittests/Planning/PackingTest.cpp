@@ -326,17 +326,26 @@ TEST(PackingTest, AlignedLowerBoundIsSound) {
   std::mt19937_64 rng(17);
   int raised = 0;
   for (int iter = 0; iter < 3000; ++iter) {
-    std::vector<PackItem> items = randomInstance(rng, 6, 6, 12, 3);
+    // Alignments up to 32: more than the four classes the bound keeps.
+    std::vector<PackItem> items = randomInstance(rng, 6, 6, 24, 5);
     uint64_t peak = packLowerBound(items);
     uint64_t aligned = packAlignedLowerBound(items);
     uint64_t optimum = bruteForceOptimum(items);
     ASSERT_LE(peak, aligned) << "instance " << iter;
     ASSERT_LE(aligned, optimum) << "instance " << iter;
     raised += aligned > peak;
+    // Little work: the greedy rules' plan, whose arena the bound must not
+    // pass, and whatever pack() claims must hold.
     PackOptions options;
     options.workLimit = 1;
     PackResult r = pack(items, options);
-    ASSERT_LE(aligned, r.provenLowerBound) << "instance " << iter;
+    ASSERT_TRUE(bruteForceValid(items, r.offsets, r.arena))
+        << "instance " << iter;
+    ASSERT_LE(aligned, r.arena) << "instance " << iter;
+    ASSERT_LE(r.provenLowerBound, optimum) << "instance " << iter;
+    if (r.optimal) {
+      ASSERT_EQ(r.arena, optimum) << "instance " << iter;
+    }
     ASSERT_EQ(r.lowerBound, peak) << "instance " << iter;
   }
   EXPECT_GT(raised, 500);

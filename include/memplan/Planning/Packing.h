@@ -118,14 +118,15 @@ struct PackResult {
   uint64_t arena = 0;
   /// Peak live bytes: no arena can be smaller.
   uint64_t lowerBound = 0;
-  /// The arena is proven minimal (it equals the lower bound, or the exact
-  /// search was exhausted).
+  /// The arena is proven minimal (it equals the lower bound or the aligned
+  /// bound, packAlignedLowerBound, or the exact search was exhausted).
   bool optimal = false;
   /// Decision mode: the capacity was proven too small (exact search
   /// exhausted without a fit).
   bool provenInfeasible = false;
-  /// No arena below this exists: the lower bound, raised where Best or
-  /// Exact exhausted a search below the arena (every cap it exhausted plus
+  /// No arena below this exists: the larger of the lower bound and the
+  /// aligned bound, raised where Best or Exact exhausted a search below the
+  /// arena (every cap it exhausted plus
   /// one); the arena itself when `optimal`. lowerBound <= it <= arena: the
   /// proven gap is arena / provenLowerBound.
   uint64_t provenLowerBound = 0;
@@ -160,7 +161,8 @@ uint64_t packLowerBound(llvm::ArrayRef<PackItem> items);
 /// live sizes rounded up to g, the least alignment among them (every offset
 /// is a multiple of g), less the largest such padding (the topmost item's
 /// need not be). Equal to packLowerBound when every size is a multiple of
-/// that alignment (or every alignment is 1). O(n log n).
+/// that alignment (or every alignment is 1). O(n log n). Items as
+/// validatePackItems accepts them.
 uint64_t packAlignedLowerBound(llvm::ArrayRef<PackItem> items);
 
 } // namespace memplan
