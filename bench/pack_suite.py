@@ -1,0 +1,91 @@
+#!/usr/bin/env python3
+"""Packs a fixed suite of 25 generated traces (3000 to 40000 generator pieces)
+with memplan-pack's default `best`, once per binary given, and prints one
+markdown row per binary: the mean excess over LB (arena / LB - 1), how many
+reach LB exactly, the slowest pack time, and each trace's arena / LB.
+
+The suite (written by bench/gen_irregular_trace.py and
+bench/gen_planted_trace.py, so the same on any machine):
+  ir1-ir6  irregular, 10000 buffers, seeds 1-6
+  pl1-pl6  planted, 20000 pieces, drop 0.5, seeds 1-6 (about 10^4 buffers)
+  pm1-pm6  planted, 40000 pieces, drop 0.8, seeds 1-6
+  p14k     planted, 14000 pieces, drop 0.5, seed 4
+  p50k     planted, 50000 pieces, drop 0.8, seed 1
+  r5k      irregular, 5000 buffers, seed 3
+  is7 is8  irregular, 3000 buffers, seeds 7 and 8
+  ps7 ps8  planted, 6000 pieces, drop 0.5, seeds 7 and 8
+Planted traces admit a packing at LB; irregular ones may not.
+
+usage: bench/pack_suite.py [BINARY ...]   (default: build/bin/memplan-pack)
+  Compare binaries in one run (the machine's speed drifts between runs);
+  the arenas do not depend on it (the work bound is deterministic).
+"""
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def suite():
+    irregular = os.path.join(ROOT, "bench", "gen_irregular_trace.py")
+    planted = os.path.join(ROOT, "bench", "gen_planted_trace.py")
+    traces = []
+    for s in range(1, 7):
+        traces.append(("ir%d" % s, [irregular, "10000", "--seed", str(s)]))
+    for s in range(1, 7):
+        traces.append(("pl%d" % s, [planted, "20000", "--seed", str(s),
+                                    "--drop", "0.5"]))
+    for s in range(1, 7):
+        traces.append(("pm%d" % s, [planted, "40000", "--seed", str(s),
+                                    "--drop", "0.8"]))
+    traces.append(("p14k", [planted, "14000", "--seed", "4", "--drop", "0.5"]))
+    traces.append(("p50k", [planted, "50000", "--seed", "1", "--drop", "0.8"]))
+    traces.append(("r5k", [irregular, "5000", "--seed", "3"]))
+    for s in (7, 8):
+        traces.append(("is%d" % s, [irregular, "3000", "--seed", str(s)]))
+    for s in (7, 8):
+        traces.append(("ps%d" % s, [planted, "6000", "--seed", str(s),
+                                    "--drop", "0.5"]))
+    return traces
+
+
+def main():
+    binaries = sys.argv[1:] or [os.path.join(ROOT, "build", "bin",
+                                             "memplan-pack")]
+    for b in binaries:
+        if not os.access(b, os.X_OK):
+            sys.exit("pack_suite.py: %s is not an executable" % b)
+    with tempfile.TemporaryDirectory() as tmp:
+        traces = suite()
+        for name, cmd in traces:
+            with open(os.path.join(tmp, name + ".csv"), "w") as out:
+                subprocess.run([sys.executable] + cmd, stdout=out,
+                               stderr=subprocess.DEVNULL, check=True)
+        names = [name for name, _ in traces]
+        print("| binary | mean excess | at LB | max ms | " +
+              " | ".join(names) + " |")
+        print("|---" * (4 + len(names)) + "|")
+        for b in binaries:
+            excess, hits, slowest, cells = 0.0, 0, 0.0, []
+            for name in names:
+                out = subprocess.run(
+                    [b, "--input=" + os.path.join(tmp, name + ".csv"),
+                     "--quiet"], capture_output=True, text=True,
+                    check=True).stdout
+                arena = int(re.search(r"^arena=(\d+)", out).group(1))
+                lb = int(re.search(r"lower_bound=(\d+)", out).group(1))
+                ms = float(re.search(r"time_ms=([\d.]+)", out).group(1))
+                excess += (arena - lb) / lb
+                hits += arena == lb
+                slowest = max(slowest, ms)
+                cells.append("%.4f" % (arena / lb))
+            print("| %s | %.5f | %d/%d | %.0f | %s |" %
+                  (b, excess / len(names), hits, len(names), slowest,
+                   " | ".join(cells)))
+
+
+if __name__ == "__main__":
+    main()
