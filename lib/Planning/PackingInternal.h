@@ -297,7 +297,7 @@ uint64_t improveRandomly(const Segment &seg, std::vector<uint64_t> &offsets,
 /// search, docs/Packing.md): a move takes out the items that reach the top of
 /// the arena and every item overlapping one of them in time (and, on deeper
 /// moves, overlapping those: up to kRepairHops hops) whose top lies in a band
-/// below them, and re-places them by best fit (largest first, sizes scaled by
+/// below them, and re-places them by first fit (largest first, sizes scaled by
 /// a random factor in [0.5, 1.5)) among the items left in place. A move whose
 /// re-placed items stay within the arena is kept (the other items end below
 /// it, so the arena never grows; an equal arena is a sideways move), any
