@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
-"""Packs a fixed suite of 25 generated traces (3000 to 40000 generator pieces)
-with memplan-pack's default `best`, once per binary given, and prints one
-markdown row per binary: the mean excess over LB (arena / LB - 1), how many
-reach LB exactly, the slowest pack time, and each trace's arena / LB.
+"""Packs a fixed suite of 25 generated traces (irregular ones of 3000-10000
+buffers, planted ones of 6000-50000 generator pieces) with memplan-pack's
+default `best`, with each binary given, and prints one markdown row per
+binary: the mean excess over LB (arena / LB - 1), how many reach LB exactly,
+the slowest pack time, and each trace's arena / LB.
 
 The suite (written by bench/gen_irregular_trace.py and
 bench/gen_planted_trace.py, so the same on any machine):
@@ -17,8 +18,9 @@ bench/gen_planted_trace.py, so the same on any machine):
 Planted traces admit a packing at LB; irregular ones may not.
 
 usage: bench/pack_suite.py [BINARY ...]   (default: build/bin/memplan-pack)
-  Compare binaries in one run (the machine's speed drifts between runs);
-  the arenas do not depend on it (the work bound is deterministic).
+  The binaries take turns on each trace, so that they are timed under the
+  same conditions (the machine's speed drifts); the arenas do not depend on
+  it (the work bound is deterministic).
 """
 import os
 import re
@@ -52,36 +54,50 @@ def suite():
     return traces
 
 
+def pack(binary, csv):
+    """(arena, LB, ms) of `binary` on `csv`; exits with its message if the
+    run fails or prints no result line."""
+    run = subprocess.run([binary, "--input=" + csv, "--quiet"],
+                         capture_output=True, text=True)
+    arena = re.search(r"^arena=(\d+)", run.stdout)
+    lb = re.search(r" lower_bound=(\d+)", run.stdout)
+    ms = re.search(r"time_ms=([\d.]+)", run.stdout)
+    if run.returncode != 0 or not (arena and lb and ms):
+        sys.exit("pack_suite.py: %s on %s failed (exit %d): %s" %
+                 (binary, csv, run.returncode,
+                  (run.stderr or run.stdout).strip()))
+    return int(arena.group(1)), int(lb.group(1)), float(ms.group(1))
+
+
 def main():
     binaries = sys.argv[1:] or [os.path.join(ROOT, "build", "bin",
                                              "memplan-pack")]
     for b in binaries:
-        if not os.access(b, os.X_OK):
-            sys.exit("pack_suite.py: %s is not an executable" % b)
+        if not os.path.isfile(b) or not os.access(b, os.X_OK):
+            sys.exit("pack_suite.py: %s is not an executable file" % b)
     with tempfile.TemporaryDirectory() as tmp:
         traces = suite()
         for name, cmd in traces:
             with open(os.path.join(tmp, name + ".csv"), "w") as out:
-                subprocess.run([sys.executable] + cmd, stdout=out,
-                               stderr=subprocess.DEVNULL, check=True)
+                gen = subprocess.run([sys.executable] + cmd, stdout=out,
+                                     stderr=subprocess.PIPE, text=True)
+            if gen.returncode != 0:
+                sys.exit("pack_suite.py: %s failed: %s" %
+                         (" ".join(cmd), gen.stderr.strip()))
         names = [name for name, _ in traces]
+        rows = {b: [] for b in binaries}
+        for name in names:
+            for b in binaries:
+                rows[b].append(pack(b, os.path.join(tmp, name + ".csv")))
         print("| binary | mean excess | at LB | max ms | " +
               " | ".join(names) + " |")
         print("|---" * (4 + len(names)) + "|")
         for b in binaries:
-            excess, hits, slowest, cells = 0.0, 0, 0.0, []
-            for name in names:
-                out = subprocess.run(
-                    [b, "--input=" + os.path.join(tmp, name + ".csv"),
-                     "--quiet"], capture_output=True, text=True,
-                    check=True).stdout
-                arena = int(re.search(r"^arena=(\d+)", out).group(1))
-                lb = int(re.search(r"lower_bound=(\d+)", out).group(1))
-                ms = float(re.search(r"time_ms=([\d.]+)", out).group(1))
-                excess += (arena - lb) / lb
-                hits += arena == lb
-                slowest = max(slowest, ms)
-                cells.append("%.4f" % (arena / lb))
+            results = rows[b]
+            excess = sum((a - lb) / lb for a, lb, _ in results)
+            hits = sum(a == lb for a, lb, _ in results)
+            slowest = max(ms for _, _, ms in results)
+            cells = ["%.4f" % (a / lb) for a, lb, _ in results]
             print("| %s | %.5f | %d/%d | %.0f | %s |" %
                   (b, excess / len(names), hits, len(names), slowest,
                    " | ".join(cells)))

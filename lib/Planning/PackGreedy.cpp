@@ -142,8 +142,9 @@ mlir::memplan::packing::fitAmong(ArrayRef<std::pair<uint64_t, uint64_t>> busy,
 namespace {
 
 /// The lowest offset that fits item `id` among the time-overlapping items
-/// marked `placed` (fitAmong, first fit: on 25 irregular and planted traces
-/// it left two arenas lower than best fit and none higher, docs/benchmarks.md).
+/// marked `placed` (fitAmong, first fit: on the 25 traces of
+/// bench/pack_suite.py it left two arenas lower than best fit and none
+/// higher, docs/benchmarks.md).
 /// `busy` is scratch space. Charges `budget` (when given) one unit, five per
 /// time-overlapping item looked at (a visit reads three arrays at scattered
 /// indices) and 2 k log k for sorting the k busy ranges: weighted so that a
@@ -650,8 +651,8 @@ uint64_t sweepWork(size_t n) { return kSweepWeight * orderWork(n); }
 constexpr size_t kFirstRandomChunk = 256;
 
 /// One random order (size times a noise in [0.5, 1.5), KeyDescending),
-/// placed by first fit as it is produced (better than best fit on every one
-/// of 25 irregular and planted traces of 3000-40000 pieces: docs/Packing.md):
+/// placed by first fit as it is produced (against best fit, on the 25 traces
+/// of bench/pack_suite.py: 11 arenas lower, none higher; docs/benchmarks.md):
 /// the next chunk of the order is selected (nth_element) and sorted only when
 /// the items before it are placed, chunks doubling. Most random orders pass
 /// `cutoff` early, so the whole order is rarely sorted (on 10^5 items sorting

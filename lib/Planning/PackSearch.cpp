@@ -215,8 +215,7 @@ private:
     uint64_t work = 0;
     std::vector<uint32_t> order =
         makePreorder(p, keys, part.items, unplacedBytes, work);
-    if (getenv("CHG"))
-      budget.charge(work);
+    budget.charge(work);
     llvm::SmallVector<uint32_t, 64> saved;
     for (auto [r, i] : llvm::enumerate(order)) {
       saved.push_back(rank[i]);
