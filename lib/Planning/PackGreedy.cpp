@@ -913,6 +913,12 @@ uint64_t mlir::memplan::packing::repairTop(const Segment &seg,
     budget.charge(orderWork(order.size()));
     bool fits = true;
     for (uint32_t id : order) {
+      // A move of thousands of items can cost millions of units: one that
+      // runs out of work is undone rather than finished past the bound.
+      if (budget.overWork()) {
+        fits = false;
+        break;
+      }
       offsets[id] =
           firstFitOffset(seg, tree, id, offsets, placed, busy, &budget);
       placed[id] = 1;
