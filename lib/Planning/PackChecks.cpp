@@ -93,7 +93,7 @@ uint64_t mlir::memplan::packLowerBound(ArrayRef<PackItem> items) {
   return computeLowerBound(ranges).bytes;
 }
 
-uint64_t mlir::memplan::packAlignedLowerBound(ArrayRef<PackItem> items) {
+uint64_t mlir::memplan::packing::paddedLowerBound(ArrayRef<PackItem> items) {
   // Every start is a multiple of its item's alignment, hence of g, the
   // least alignment among the items live at a time t. Stacked by offset,
   // each of those items but the topmost is followed by at least its size
@@ -111,13 +111,12 @@ uint64_t mlir::memplan::packAlignedLowerBound(ArrayRef<PackItem> items) {
       padded |= item.alignment > 1 && item.size % item.alignment != 0;
     }
   // Sizes that are multiples of their alignment are multiples of g: no
-  // padding anywhere (the pack-arena pass rounds its sizes so).
+  // padding anywhere (the pack-arena pass rounds its sizes so), and the
+  // bound is the peak itself.
   if (!padded)
-    return packLowerBound(items);
+    return 0;
   llvm::sort(aligns);
   aligns.erase(std::unique(aligns.begin(), aligns.end()), aligns.end());
-  if (aligns.empty() || aligns.back() == 1)
-    return packLowerBound(items);
   if (aligns.size() > kMaxClasses)
     aligns.resize(kMaxClasses);
   size_t classes = aligns.size();
@@ -186,6 +185,13 @@ uint64_t mlir::memplan::packAlignedLowerBound(ArrayRef<PackItem> items) {
     best = std::max(best, here);
   }
   return best > UINT64_MAX ? UINT64_MAX : static_cast<uint64_t>(best);
+}
+
+uint64_t mlir::memplan::packAlignedLowerBound(ArrayRef<PackItem> items) {
+  // Where some size is padded the sweep is at least the peak (each live
+  // size but one counts rounded up, that one in full).
+  uint64_t padded = packing::paddedLowerBound(items);
+  return padded ? padded : packLowerBound(items);
 }
 
 std::optional<std::string>

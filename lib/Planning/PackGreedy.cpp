@@ -196,17 +196,12 @@ uint64_t BusyIndex::nodesPerItem() const {
   return 2 * (llvm::Log2_64(leaves) + 1);
 }
 
-std::pair<size_t, size_t> BusyIndex::leafRange(uint32_t id) {
-  // add() follows place() for the same item: one lookup for both.
-  if (id == cachedId)
-    return cachedRange;
+std::pair<size_t, size_t> BusyIndex::leafRange(uint32_t id) const {
   const Interval &live = items[id].live;
   size_t l = llvm::lower_bound(starts, live.start) - starts.begin();
   size_t r = llvm::lower_bound(starts, live.end) - starts.begin();
   assert(l < r && "an item lives at its own start");
-  cachedId = id;
-  cachedRange = {l, r};
-  return cachedRange;
+  return {l, r};
 }
 
 template <typename Fn>
@@ -236,9 +231,7 @@ void BusyIndex::insert(llvm::SmallVectorImpl<Run> &runs, Run run) {
   runs.erase(first + 1, last);
 }
 
-void BusyIndex::add(uint32_t id, uint64_t offset) {
-  Run run{offset, offset + items[id].size};
-  auto [l, r] = leafRange(id);
+void BusyIndex::add(size_t l, size_t r, Run run) {
   forEachCanonical(l, r, [&](size_t node) { insert(here[node], run); });
   for (size_t node = l + leaves; node; node >>= 1)
     insert(within[node], run);
@@ -254,8 +247,15 @@ uint64_t BusyIndex::place(uint32_t id, Fit fit, uint64_t &lists) {
   forEachCanonical(l, r, [&](size_t node) { source(within[node]); });
   for (size_t node = l + leaves; node; node >>= 1)
     source(here[node]);
-  if (fit == Fit::First)
-    return firstFit(items[id].size, items[id].alignment, lists);
+  uint64_t size = items[id].size, alignment = items[id].alignment;
+  uint64_t at = fit == Fit::First ? firstFit(size, alignment, lists)
+                                  : bestFit(size, alignment, lists);
+  add(l, r, {at, at + size});
+  return at;
+}
+
+uint64_t BusyIndex::bestFit(uint64_t size, uint64_t alignment,
+                            uint64_t &lists) {
   lists = 0;
   for (const Source &src : sources)
     lists += src.second - src.first;
@@ -288,7 +288,7 @@ uint64_t BusyIndex::place(uint32_t id, Fit fit, uint64_t &lists) {
     bounds.resize(out);
     busy.swap(scratch);
   }
-  return fitAmong(busy, items[id].size, items[id].alignment, fit);
+  return fitAmong(busy, size, alignment, Fit::Best);
 }
 
 uint64_t BusyIndex::firstFit(uint64_t size, uint64_t alignment,
@@ -359,7 +359,6 @@ bool placeNext(BusyIndex &index, ArrayRef<PackItem> items, uint32_t id,
             lists +
         kNodeWeight * index.nodesPerItem());
   offsets[id] = at;
-  index.add(id, at);
   arena = std::max(arena, at + items[id].size);
   return arena < cutoff;
 }

@@ -213,8 +213,7 @@ static PackResult packOnThisStack(ArrayRef<PackItem> items,
     budget.setTicker(&ticker);
   // No segment needs to go below the bound that the whole arena must reach:
   // the peak live bytes, or more where alignment forces padding.
-  const uint64_t target =
-      std::max(result.lowerBound, packAlignedLowerBound(items));
+  const uint64_t target = std::max(result.lowerBound, paddedLowerBound(items));
   const uint64_t goal =
       options.capacity ? std::max(target, *options.capacity) : target;
   bool provenOptimal = true;

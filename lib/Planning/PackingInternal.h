@@ -130,6 +130,11 @@ private:
   Ticker *ticker = nullptr;
 };
 
+/// packAlignedLowerBound where some size is not a multiple of its alignment,
+/// 0 otherwise (the bound is then the peak, which the caller has): pack()
+/// needs only this part, its segments' peaks being computed already.
+uint64_t paddedLowerBound(ArrayRef<PackItem> items);
+
 /// The items of one independent time segment and how to place them.
 struct Segment {
   ArrayRef<PackItem> items;
@@ -217,19 +222,22 @@ public:
   uint64_t lists() const { return here.size() + within.size(); }
   /// About how many nodes one query and one add walk: two paths.
   uint64_t nodesPerItem() const;
-  /// Records item `id` at [offset, offset + size).
-  void add(uint32_t id, uint64_t offset);
-  /// The offset for item `id` among the items added (fitAmong; first fit
-  /// through firstFit, which gives the same offset without merging the
-  /// lists); `lists` counts the coalesced ranges read (best fit) or the
+  /// Places item `id` at the offset `fit` picks among the items placed
+  /// before (fitAmong; first fit through firstFit, which gives the same
+  /// offset without merging the lists), records it there and returns the
+  /// offset; `lists` counts the coalesced ranges read (best fit) or the
   /// probes (first fit).
   uint64_t place(uint32_t id, Fit fit, uint64_t &lists);
 
 private:
-  std::pair<size_t, size_t> leafRange(uint32_t id);
+  std::pair<size_t, size_t> leafRange(uint32_t id) const;
+  /// Records `run` for an item over leaves [l, r).
+  void add(size_t l, size_t r, Run run);
   /// First fit over `sources`, searched lazily (consumes them); `probes`
   /// counts the binary searches.
   uint64_t firstFit(uint64_t size, uint64_t alignment, uint64_t &probes);
+  /// Best fit over `sources`, merged; `lists` counts the ranges read.
+  uint64_t bestFit(uint64_t size, uint64_t alignment, uint64_t &lists);
   /// The canonical nodes of leaves [l, r), bottom-up.
   template <typename Fn> void forEachCanonical(size_t l, size_t r, Fn fn) const;
   /// Adds `run` to the coalesced, sorted `runs`.
@@ -243,8 +251,6 @@ private:
   std::vector<Source> sources;
   std::vector<Run> busy, scratch;
   std::vector<size_t> bounds; // where each list starts in busy, then its end
-  uint32_t cachedId = UINT32_MAX;
-  std::pair<size_t, size_t> cachedRange;
 };
 
 /// Places item `id` in the gap `fit` picks among the items added to `index`
