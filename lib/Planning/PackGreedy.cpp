@@ -17,6 +17,7 @@
 #include "llvm/Support/MathExtras.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <queue>
 #include <random>
@@ -183,6 +184,16 @@ BusyIndex::BusyIndex(const Segment &seg) : items(seg.items) {
   leaves = llvm::PowerOf2Ceil(std::max<size_t>(starts.size(), 1));
   here.resize(2 * leaves);
   within.resize(2 * leaves);
+  // Every order places every item of the segment, so a large one looks its
+  // leaves up once here rather than with two binary searches a placement
+  // (7 % of Best's time on 10^5 items). Indexed by item, so only where the
+  // segment holds a good share of the items: many small segments would
+  // each pay for all of them.
+  if (seg.ids.size() * 4 >= items.size()) {
+    leafOf.resize(items.size());
+    for (uint32_t id : seg.ids)
+      leafOf[id] = searchLeaves(id);
+  }
 }
 
 void BusyIndex::clear() {
@@ -196,12 +207,16 @@ uint64_t BusyIndex::nodesPerItem() const {
   return 2 * (llvm::Log2_64(leaves) + 1);
 }
 
-std::pair<size_t, size_t> BusyIndex::leafRange(uint32_t id) const {
+std::pair<uint32_t, uint32_t> BusyIndex::searchLeaves(uint32_t id) const {
   const Interval &live = items[id].live;
   size_t l = llvm::lower_bound(starts, live.start) - starts.begin();
   size_t r = llvm::lower_bound(starts, live.end) - starts.begin();
   assert(l < r && "an item lives at its own start");
-  return {l, r};
+  return {static_cast<uint32_t>(l), static_cast<uint32_t>(r)};
+}
+
+std::pair<size_t, size_t> BusyIndex::leafRange(uint32_t id) const {
+  return leafOf.empty() ? searchLeaves(id) : leafOf[id];
 }
 
 template <typename Fn>
@@ -215,8 +230,17 @@ void BusyIndex::forEachCanonical(size_t l, size_t r, Fn fn) const {
 }
 
 void BusyIndex::insert(llvm::SmallVectorImpl<Run> &runs, Run run) {
-  auto first = llvm::partition_point(
-      runs, [&](const Run &r) { return r.second < run.first; });
+  // The first run ending at or after run.first: a binary search without
+  // branches on the comparison (which mispredicted half the time and made
+  // this search most of insert's cost on 10^5 items).
+  Run *first = runs.begin();
+  for (size_t len = runs.size(); len > 1;) {
+    size_t half = len / 2;
+    first = first[half - 1].second < run.first ? first + half : first;
+    len -= half;
+  }
+  if (first != runs.end() && first->second < run.first)
+    ++first;
   auto last = first;
   while (last != runs.end() && last->first <= run.second) {
     run.first = std::min(run.first, last->first);
@@ -813,6 +837,85 @@ uint64_t mlir::memplan::packing::improveRandomly(const Segment &seg,
   return best;
 }
 
+/// How much a squeaky wheel moves up: its key (the log of its priority)
+/// grows by log(1 + kSqueak * h), h in (0, 1] the height of its top above
+/// the target as a share of the pass's. Fitted on bench/pack_suite.py's
+/// traces and checked on 12 others (docs/benchmarks.md): 0.2-0.5 moved too
+/// little, 4-8 too much.
+constexpr double kSqueak = 2.0;
+/// Passes in a row without a lower arena before the squeaky wheel stops.
+constexpr unsigned kMaxSqueakStall = 128;
+
+// Declared (and documented) in PackingInternal.h.
+uint64_t mlir::memplan::packing::improveBySqueaking(
+    const Segment &seg, std::vector<uint64_t> &offsets, const Budget &budget,
+    uint64_t target, uint64_t best) {
+  const auto &items = seg.items;
+  const size_t n = seg.ids.size();
+  BusyIndex index(seg);
+  std::vector<uint64_t> trial(offsets.size());
+  // Priorities as logarithms (a priority multiplied at every pass would
+  // overflow after a few hundred): the size's at first, as first fit
+  // decreasing.
+  std::vector<double> key(n);
+  for (size_t k = 0; k < n; ++k)
+    key[k] = std::log2(static_cast<double>(items[seg.ids[k]].size));
+  std::vector<std::pair<double, uint32_t>> order(n); // (key, position)
+  std::vector<uint8_t> placed(n);
+  budget.charge(n);
+  for (unsigned stall = 0;
+       best > target && stall < kMaxSqueakStall && !budget.expired(); ++stall) {
+    for (size_t k = 0; k < n; ++k)
+      order[k] = {key[k], static_cast<uint32_t>(k)};
+    std::sort(order.begin(), order.end(), KeyDescending());
+    budget.charge(n + orderWork(n));
+    // A pass that ends above the incumbent still shows which items squeak:
+    // it runs on until halfway past the incumbent's excess over the target
+    // (no wrap: arenas are below 2^63, validatePackItems).
+    const uint64_t cutoff = best + (best - target) / 2;
+    index.clear();
+    budget.charge(index.lists() + n);
+    std::fill(placed.begin(), placed.end(), 0);
+    uint64_t arena = 0;
+    size_t count = 0;
+    bool complete = true;
+    for (const auto &entry : order) {
+      if (!placeNext(index, items, seg.ids[entry.second], trial, &budget,
+                     cutoff, Fit::First, count, arena)) {
+        if (budget.expired())
+          return best;
+        // Placed, at or past the cutoff: the pass stops there.
+        placed[entry.second] = 1;
+        complete = false;
+        break;
+      }
+      placed[entry.second] = 1;
+    }
+    if (complete && arena < best) {
+      best = arena;
+      budget.noteArena(arena);
+      for (uint32_t id : seg.ids)
+        offsets[id] = trial[id];
+      stall = 0;
+      if (best <= target)
+        break;
+    }
+    // The squeaky wheels: every item placed with its top above the target
+    // comes earlier in the next pass, the more the higher its top.
+    const double height = static_cast<double>(arena - target);
+    for (size_t k = 0; k < n; ++k) {
+      if (!placed[k])
+        continue;
+      uint64_t top = trial[seg.ids[k]] + items[seg.ids[k]].size;
+      if (top > target)
+        key[k] +=
+            std::log2(1 + kSqueak * static_cast<double>(top - target) / height);
+    }
+    budget.charge(n);
+  }
+  return best;
+}
+
 /// Repair moves in a row without a lower arena before the repair stops.
 constexpr unsigned kMaxRepairStall = 2048;
 /// Items one repair move may take out; a deeper band starts over shallow.
@@ -864,15 +967,20 @@ uint64_t mlir::memplan::packing::repairTop(const Segment &seg,
     moved.assign(tops.begin(), tops.end());
     for (uint32_t id : tops)
       taken[id] = 1;
-    uint64_t visited = 0;
     // Hops: the band's items overlapping the tops, then (on deeper moves)
-    // those overlapping the items taken in the hop before.
+    // those overlapping the items taken in the hop before. Charged item by
+    // item: gathering a move of thousands of items can cost millions of
+    // units (charged after the gathering, it took a planted trace 0.4 %
+    // past its bound).
     unsigned hops = 1 + (depth / (2 * kRepairBands)) % kRepairHops;
     size_t from = 0;
-    for (unsigned hop = 0; hop < hops && moved.size() <= kMaxRepairItems;
-         ++hop) {
+    bool outOfWork = false;
+    for (unsigned hop = 0;
+         hop < hops && moved.size() <= kMaxRepairItems && !outOfWork; ++hop) {
       size_t to = moved.size();
-      for (size_t k = from; k < to && moved.size() <= kMaxRepairItems; ++k)
+      for (size_t k = from;
+           k < to && moved.size() <= kMaxRepairItems && !outOfWork; ++k) {
+        uint64_t visited = 0;
         tree.forEachOverlap(items[moved[k]].live, [&](uint32_t other) {
           ++visited;
           if (!taken[other] && end(other) > floor) {
@@ -880,15 +988,21 @@ uint64_t mlir::memplan::packing::repairTop(const Segment &seg,
             moved.push_back(other);
           }
         });
+        budget.charge(5 * visited);
+        outOfWork = budget.overWork();
+      }
       if (moved.size() == to)
         break;
       from = to;
     }
-    budget.charge(5 * visited);
     auto release = [&] {
       for (uint32_t id : moved)
         taken[id] = 0;
     };
+    if (outOfWork) {
+      release();
+      break;
+    }
     if (moved.size() > kMaxRepairItems) {
       release();
       // The shallowest move is already too large: every later one would

@@ -231,6 +231,8 @@ public:
 
 private:
   std::pair<size_t, size_t> leafRange(uint32_t id) const;
+  /// leafRange by two binary searches over `starts`.
+  std::pair<uint32_t, uint32_t> searchLeaves(uint32_t id) const;
   /// Records `run` for an item over leaves [l, r).
   void add(size_t l, size_t r, Run run);
   /// First fit over `sources`, searched lazily (consumes them); `probes`
@@ -246,6 +248,8 @@ private:
   ArrayRef<PackItem> items;
   std::vector<int64_t> starts; // distinct, ascending: the leaves
   size_t leaves = 1;           // a power of two >= starts.size()
+  /// Each item's leafRange, by item index, on large segments (else empty).
+  std::vector<std::pair<uint32_t, uint32_t>> leafOf;
   std::vector<llvm::SmallVector<Run, 0>> here, within;
   using Source = std::pair<const Run *, const Run *>;
   std::vector<Source> sources;
@@ -290,6 +294,20 @@ uint64_t packRule(const Segment &seg, PackAlgorithm algorithm,
 /// a sort, what their free lists cost (docs/Packing.md).
 uint64_t packGreedy(const Segment &seg, std::vector<uint64_t> &offsets,
                     const Budget &budget, uint64_t target);
+
+/// Best's squeaky-wheel improvement of a segment's packing (`offsets`, arena
+/// `best`; Joslin and Clements' squeaky wheel optimization applied to first
+/// fit): passes of first fit in priority order, the size at first; after
+/// each pass, every item whose top ended above `target` gains priority in
+/// proportion to how far above (kSqueak), so the items that make the arena
+/// come earlier next time. A pass stops once its arena is halfway past the
+/// incumbent's excess over the target (the items placed so far still
+/// squeak). Until `budget`, `target`, or kMaxSqueakStall passes in a row
+/// without a lower arena; deterministic (no random draws). Returns the
+/// arena; offsets hold the best packing.
+uint64_t improveBySqueaking(const Segment &seg, std::vector<uint64_t> &offsets,
+                            const Budget &budget, uint64_t target,
+                            uint64_t best);
 
 /// Best's randomized improvement of a segment's packing (`offsets`, arena
 /// `best`): random size orders (size times a noise in [0.5, 1.5), placed by

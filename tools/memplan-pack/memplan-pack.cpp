@@ -77,6 +77,13 @@ static cl::opt<bool> repair(
              "with the work left (default true; --repair=false shows what it "
              "buys)"),
     cl::init(true), cl::cat(category));
+static cl::opt<bool> squeakyWheel(
+    "squeaky-wheel",
+    cl::desc("best: on a segment too large for the exact search, first fit in "
+             "orders that move the buffers ending above the lower bound "
+             "earlier each pass, before the random orders (default true; "
+             "--squeaky-wheel=false shows what it buys)"),
+    cl::init(true), cl::cat(category));
 static cl::opt<bool>
     quiet("quiet",
           cl::desc("No progress lines (best and exact print one to stderr at "
@@ -279,6 +286,7 @@ int main(int argc, char **argv) {
   options.workLimit = workLimit;
   options.timeLimitSeconds = timeLimit.getNumOccurrences() ? timeLimit : 0.0;
   options.repair = repair;
+  options.squeakyWheel = squeakyWheel;
   if (!capacityText.empty()) {
     uint64_t capacity;
     if (StringRef(capacityText).getAsInteger(10, capacity))

@@ -105,6 +105,12 @@ struct PackOptions {
   /// they left (docs/Packing.md). A switch so that tests and benchmarks can
   /// show what it buys.
   bool repair = true;
+  /// Best, on segments too large for the canonical search: before the
+  /// random orders, passes of first fit in an order that moves the items
+  /// reaching above the lower bound earlier each time (the squeaky wheel,
+  /// docs/Packing.md). A switch so that tests and benchmarks can show what
+  /// it buys.
+  bool squeakyWheel = true;
   /// Called by Best and Exact every 2^24 work units and once at the end
   /// (never by the greedy algorithms); for progress lines. It must not
   /// throw; what it does cannot change the plan.
