@@ -72,6 +72,16 @@ constexpr size_t kMaxSearchItems = 4096;
 constexpr double kRandomShare = 0.3;
 constexpr double kSqueakShare = 0.85;
 
+/// On a segment the search takes but could not pack at its goal: the
+/// squeaky wheel gets this share of the work left before the probes, where
+/// the segment has more than kMinSqueakItems buffers. On 12 planted and
+/// irregular traces of 3000-4000 buffers it lowered six arenas (one from
+/// 1.091 to 1.028 x LB) and raised none; on MiniMalloc's challenging suite
+/// (150-455 buffers) it took the work that brings D's probes to 1.0571
+/// (1.0862 with it), hence the floor (docs/benchmarks.md).
+constexpr double kSqueakAfterSearchShare = 0.6;
+constexpr size_t kMinSqueakItems = 1024;
+
 /// The share of the remaining time the decision search at the goal gets
 /// before the probes between the goal and the incumbent.
 constexpr double kDecisionShare = 0.7;
@@ -132,6 +142,13 @@ void improveSegment(const Segment &seg, SegmentSearch &state,
   }
   if (decision.exhausted)
     state.provenLow = goal + 1;
+  // The search could not reach the goal: on a segment of more than
+  // kMinSqueakItems buffers the squeaky wheel may still lower the incumbent
+  // before the probes (on smaller ones the probes do better alone).
+  if (options.squeakyWheel && !options.capacity &&
+      seg.ids.size() > kMinSqueakItems)
+    state.arena = improveBySqueaking(
+        seg, offsets, budget.share(kSqueakAfterSearchShare), goal, state.arena);
   if (options.capacity)
     infeasible = decision.exhausted;
   else if (!decision.tooDeep)
