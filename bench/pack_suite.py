@@ -17,7 +17,19 @@ bench/gen_planted_trace.py, so the same on any machine):
   ps7 ps8  planted, 6000 pieces, drop 0.5, seeds 7 and 8
 Planted traces admit a packing at LB; irregular ones may not.
 
-usage: bench/pack_suite.py [BINARY ...]   (default: build/bin/memplan-pack)
+Two more sets, for checking a change tuned on the suite on traces it was not
+tuned on (--set):
+  held-out (12 traces)  ir11-ir14 irregular, 10000 buffers, seeds 11-14;
+                        pl11-pl14 planted, 20000 pieces, drop 0.5, seeds
+                        11-14; pm11 pm12 planted, 40000 pieces, drop 0.8;
+                        r11 r12 irregular, 5000 buffers
+  small (12 traces)     segments the exact search takes (up to 4096
+                        buffers): ps1-ps6 planted, 6000 pieces, drop 0.5;
+                        pm1-pm3 planted, 8000 pieces, drop 0.8; ir1-ir3
+                        irregular, 3000 buffers
+
+usage: bench/pack_suite.py [--set=suite|held-out|small] [BINARY ...]
+  (default: the suite, build/bin/memplan-pack)
   The binaries take turns on each trace, so that they are timed under the
   same conditions (the machine's speed drifts); the arenas do not depend on
   it (the work bound is deterministic).
@@ -31,9 +43,40 @@ import tempfile
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
+IRREGULAR = os.path.join(ROOT, "bench", "gen_irregular_trace.py")
+PLANTED = os.path.join(ROOT, "bench", "gen_planted_trace.py")
+
+
+def held_out():
+    traces = []
+    for s in range(11, 15):
+        traces.append(("ir%d" % s, [IRREGULAR, "10000", "--seed", str(s)]))
+    for s in range(11, 15):
+        traces.append(("pl%d" % s, [PLANTED, "20000", "--seed", str(s),
+                                    "--drop", "0.5"]))
+    for s in (11, 12):
+        traces.append(("pm%d" % s, [PLANTED, "40000", "--seed", str(s),
+                                    "--drop", "0.8"]))
+    for s in (11, 12):
+        traces.append(("r%d" % s, [IRREGULAR, "5000", "--seed", str(s)]))
+    return traces
+
+
+def small():
+    traces = []
+    for s in range(1, 7):
+        traces.append(("ps%d" % s, [PLANTED, "6000", "--seed", str(s),
+                                    "--drop", "0.5"]))
+    for s in range(1, 4):
+        traces.append(("pm%d" % s, [PLANTED, "8000", "--seed", str(s),
+                                    "--drop", "0.8"]))
+    for s in range(1, 4):
+        traces.append(("ir%d" % s, [IRREGULAR, "3000", "--seed", str(s)]))
+    return traces
+
+
 def suite():
-    irregular = os.path.join(ROOT, "bench", "gen_irregular_trace.py")
-    planted = os.path.join(ROOT, "bench", "gen_planted_trace.py")
+    irregular, planted = IRREGULAR, PLANTED
     traces = []
     for s in range(1, 7):
         traces.append(("ir%d" % s, [irregular, "10000", "--seed", str(s)]))
@@ -70,13 +113,20 @@ def pack(binary, csv):
 
 
 def main():
-    binaries = sys.argv[1:] or [os.path.join(ROOT, "build", "bin",
-                                             "memplan-pack")]
+    args = sys.argv[1:]
+    sets = {"suite": suite, "held-out": held_out, "small": small}
+    chosen = "suite"
+    if args and args[0].startswith("--set="):
+        chosen = args.pop(0)[len("--set="):]
+        if chosen not in sets:
+            sys.exit("pack_suite.py: --set must be one of %s" %
+                     ", ".join(sets))
+    binaries = args or [os.path.join(ROOT, "build", "bin", "memplan-pack")]
     for b in binaries:
         if not os.path.isfile(b) or not os.access(b, os.X_OK):
             sys.exit("pack_suite.py: %s is not an executable file" % b)
     with tempfile.TemporaryDirectory() as tmp:
-        traces = suite()
+        traces = sets[chosen]()
         for name, cmd in traces:
             with open(os.path.join(tmp, name + ".csv"), "w") as out:
                 gen = subprocess.run([sys.executable] + cmd, stdout=out,

@@ -129,7 +129,7 @@ void improveSegment(const Segment &seg, SegmentSearch &state,
           repairTop(seg, offsets, budget, goal, options.seed, state.arena);
     return;
   }
-  auto problem = std::make_unique<SearchProblem>(seg);
+  auto problem = std::make_unique<SearchProblem>(seg, budget.workAffordable());
   budget.charge(problem->buildWork);
   if (problem->tooLarge)
     return;
@@ -192,7 +192,10 @@ void probeSegment(const Segment &seg, SegmentSearch &state,
           offsets[id] = trial[id];
       } else if (probe.exhausted) {
         state.provenLow = std::max(state.provenLow, cap + 1);
-      } else if (probe.tooDeep) {
+      } else if (probe.tooDeep ||
+                 (probe.starved && !budget.affords(state.problem->setupWork))) {
+        // No cap will do better, or no search can begin with the work left
+        // (a starved slice only waits for a larger one).
         return;
       }
     }

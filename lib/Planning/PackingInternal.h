@@ -80,6 +80,15 @@ public:
       ticker->segmentArena = arena;
   }
   bool overWork() const { return *counter >= endWork; }
+  /// Whether `units` more work stay within the work bound (always, without
+  /// one): for steps charged in advance, so that none runs past the bound.
+  bool affords(uint64_t units) const {
+    return endWork == UINT64_MAX || workLeft() >= units;
+  }
+  /// The work units left (UINT64_MAX without a work bound).
+  uint64_t workAffordable() const {
+    return endWork == UINT64_MAX ? UINT64_MAX : workLeft();
+  }
   /// Reads the clock: callers in hot loops ask every few iterations.
   bool overTime() const { return endTime && Clock::now() >= *endTime; }
   bool expired() const { return overWork() || overTime(); }
@@ -147,7 +156,10 @@ struct Segment {
 /// shared by every ordering and capacity tried on it. Time is cut into
 /// sections between event points; item i lives in sections [secLo, secHi).
 struct SearchProblem {
-  explicit SearchProblem(const Segment &seg);
+  /// Builds nothing (sets tooLarge) where the overlap pairs or section
+  /// memberships would exceed kMaxSearchEntries or building them would cost
+  /// more than `affordable` work units.
+  explicit SearchProblem(const Segment &seg, uint64_t affordable = UINT64_MAX);
 
   const PackItem &item(uint32_t local) const { return items[global[local]]; }
 
@@ -159,9 +171,14 @@ struct SearchProblem {
   std::vector<uint64_t> sectionBytes;           // live bytes per section
   std::vector<uint32_t> crossing; // per boundary s|s+1: items live across it
   /// Set (and nothing else built) when the overlap pairs or the section
-  /// memberships would exceed kMaxSearchEntries: no search on this segment.
+  /// memberships would exceed kMaxSearchEntries, or building them the work
+  /// affordable: no search on this segment.
   bool tooLarge = false;
-  /// The work units building it took: items, memberships and pairs.
+  /// About the work units one search's set-up on it charges (its state and
+  /// the ranking of every item): searchPortfolio begins none it cannot pay.
+  uint64_t setupWork = 0;
+  /// The work units building it took: items, memberships and pairs (or,
+  /// when tooLarge, counting them: a sort of the items).
   uint64_t buildWork = 0;
 };
 
@@ -181,6 +198,9 @@ struct SearchOutcome {
   bool exhausted = false;
   /// The search nests too deep for this segment: no cap will do better.
   bool tooDeep = false;
+  /// Stopped before a search began: the work left could not pay for its
+  /// set-up (SearchProblem::setupWork).
+  bool starved = false;
 };
 
 //===----------------------------------------------------------------------===//
