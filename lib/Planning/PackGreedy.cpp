@@ -837,12 +837,15 @@ uint64_t mlir::memplan::packing::improveRandomly(const Segment &seg,
   return best;
 }
 
-/// How much a squeaky wheel moves up: its key (the log of its priority)
-/// grows by log(1 + kSqueak * h), h in (0, 1] the height of its top above
-/// the target as a share of the pass's. Fitted on bench/pack_suite.py's
-/// traces and checked on 12 others (docs/benchmarks.md): 0.2-0.5 moved too
-/// little, 4-8 too much.
+/// How much a squeaky wheel moves up: its priority is multiplied by
+/// 1 + kSqueak * h, h in (0, 1] the height of its top above the target as a
+/// share of the pass's. Fitted on bench/pack_suite.py's traces and checked
+/// on 12 others (docs/benchmarks.md): 0.2-0.5 moved too little, 4-8 too
+/// much.
 constexpr double kSqueak = 2.0;
+/// Priorities are scaled down by 2^kSqueakRescale (exactly) once one passes
+/// 2^kSqueakRescale, far from overflow (each pass multiplies by 3 at most).
+constexpr int kSqueakRescale = 512;
 /// Passes in a row without a lower arena before the squeaky wheel stops.
 constexpr unsigned kMaxSqueakStall = 128;
 
@@ -854,15 +857,18 @@ uint64_t mlir::memplan::packing::improveBySqueaking(
   const size_t n = seg.ids.size();
   BusyIndex index(seg);
   std::vector<uint64_t> trial(offsets.size());
-  // Priorities as logarithms (a priority multiplied at every pass would
-  // overflow after a few hundred): the size's at first, as first fit
-  // decreasing.
+  // Priorities, the size at first (sizes are below 2^63, so exact up to
+  // 2^53 and rounded alike everywhere). Only IEEE multiplications,
+  // divisions and conversions touch them, which round the same on every
+  // machine: no libm function (log2 may differ by an ulp between C
+  // libraries, and a near-tie in the sort would change the plan).
   std::vector<double> key(n);
   for (size_t k = 0; k < n; ++k)
-    key[k] = std::log2(static_cast<double>(items[seg.ids[k]].size));
+    key[k] = static_cast<double>(items[seg.ids[k]].size);
   std::vector<std::pair<double, uint32_t>> order(n); // (key, position)
   std::vector<uint8_t> placed(n);
-  budget.charge(n);
+  // The index (its start times sorted) and the keys.
+  budget.charge(n + orderWork(n));
   for (unsigned stall = 0;
        best > target && stall < kMaxSqueakStall && !budget.expired(); ++stall) {
     // A pass's set-up is charged before it is done: stop rather than run
@@ -907,14 +913,20 @@ uint64_t mlir::memplan::packing::improveBySqueaking(
     // The squeaky wheels: every item placed with its top above the target
     // comes earlier in the next pass, the more the higher its top.
     const double height = static_cast<double>(arena - target);
+    const double ceiling = std::ldexp(1.0, kSqueakRescale);
+    bool rescale = false;
     for (size_t k = 0; k < n; ++k) {
       if (!placed[k])
         continue;
       uint64_t top = trial[seg.ids[k]] + items[seg.ids[k]].size;
-      if (top > target)
-        key[k] +=
-            std::log2(1 + kSqueak * static_cast<double>(top - target) / height);
+      if (top > target) {
+        key[k] *= 1 + kSqueak * (static_cast<double>(top - target) / height);
+        rescale |= key[k] > ceiling;
+      }
     }
+    if (rescale)
+      for (double &priority : key)
+        priority = std::ldexp(priority, -kSqueakRescale);
     budget.charge(n);
   }
   return best;

@@ -109,9 +109,12 @@ bool searchable(const Segment &seg, const PackOptions &options) {
 /// the capacity in decision mode), within
 /// `budget` (its share): segments small enough (every one for Exact) get the
 /// canonical search at the goal with kDecisionShare of it (all of it in
-/// decision mode) and are kept for the probes when it fails; larger ones
-/// get randomized greedy orders until they stall, then the repair with the
-/// work they left. Sets `infeasible` when the capacity is proven too small.
+/// decision mode) and are kept for the probes when it fails (Best, on a
+/// segment of more than kMinSqueakItems buffers, first gives the squeaky
+/// wheel kSqueakAfterSearchShare of what is left); larger ones get
+/// randomized greedy orders (kRandomShare at most), then the squeaky wheel
+/// (kSqueakShare of what they left), then the repair with the rest. Sets
+/// `infeasible` when the capacity is proven too small.
 void improveSegment(const Segment &seg, SegmentSearch &state,
                     std::vector<uint64_t> &offsets, const Budget &budget,
                     uint64_t goal, const PackOptions &options,
@@ -131,6 +134,8 @@ void improveSegment(const Segment &seg, SegmentSearch &state,
   }
   auto problem = std::make_unique<SearchProblem>(seg, budget.workAffordable());
   budget.charge(problem->buildWork);
+  // Too large, or the work left cannot build it (the bound is then all but
+  // spent: building costs at most about 2^23 units).
   if (problem->tooLarge)
     return;
   double share = options.capacity ? 1.0 : kDecisionShare;
@@ -145,8 +150,9 @@ void improveSegment(const Segment &seg, SegmentSearch &state,
   // The search could not reach the goal: on a segment of more than
   // kMinSqueakItems buffers the squeaky wheel may still lower the incumbent
   // before the probes (on smaller ones the probes do better alone).
-  if (options.squeakyWheel && !options.capacity &&
-      seg.ids.size() > kMinSqueakItems)
+  if (options.algorithm == PackAlgorithm::Best && options.squeakyWheel &&
+      !options.capacity && seg.ids.size() > kMinSqueakItems &&
+      !budget.expired())
     state.arena = improveBySqueaking(
         seg, offsets, budget.share(kSqueakAfterSearchShare), goal, state.arena);
   if (options.capacity)

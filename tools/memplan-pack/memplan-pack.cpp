@@ -79,9 +79,10 @@ static cl::opt<bool> repair(
     cl::init(true), cl::cat(category));
 static cl::opt<bool> squeakyWheel(
     "squeaky-wheel",
-    cl::desc("best: on a segment too large for the exact search, first fit in "
-             "orders that move the buffers ending above the lower bound "
-             "earlier each pass, before the random orders (default true; "
+    cl::desc("best: first fit in orders that move the buffers ending above "
+             "the lower bound earlier each pass, on a segment too large for "
+             "the exact search after the random orders, and on one of "
+             "1025-4096 buffers after a failed exact search (default true; "
              "--squeaky-wheel=false shows what it buys)"),
     cl::init(true), cl::cat(category));
 static cl::opt<bool>

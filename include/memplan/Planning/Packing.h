@@ -105,11 +105,12 @@ struct PackOptions {
   /// they left (docs/Packing.md). A switch so that tests and benchmarks can
   /// show what it buys.
   bool repair = true;
-  /// Best, on segments too large for the canonical search: before the
-  /// random orders, passes of first fit in an order that moves the items
-  /// reaching above the lower bound earlier each time (the squeaky wheel,
-  /// docs/Packing.md). A switch so that tests and benchmarks can show what
-  /// it buys.
+  /// Best: passes of first fit in an order that moves the items reaching
+  /// above the lower bound earlier each time (the squeaky wheel,
+  /// docs/Packing.md), on segments too large for the canonical search after
+  /// the random orders, and on segments of 1025-4096 items after a decision
+  /// search that failed, before the probes. A switch so that tests and
+  /// benchmarks can show what it buys.
   bool squeakyWheel = true;
   /// Called by Best and Exact every 2^24 work units and once at the end
   /// (never by the greedy algorithms); for progress lines. It must not
