@@ -47,54 +47,45 @@ IRREGULAR = os.path.join(ROOT, "bench", "gen_irregular_trace.py")
 PLANTED = os.path.join(ROOT, "bench", "gen_planted_trace.py")
 
 
+def named(name, seed):
+    """`name` with the seed in place of its %d, if it has one."""
+    return name % seed if "%d" in name else name
+
+
+def irregular(name, buffers, seeds):
+    """(name, command) for irregular traces of `buffers` buffers."""
+    return [(named(name, s), [IRREGULAR, str(buffers), "--seed", str(s)])
+            for s in seeds]
+
+
+def planted(name, pieces, drop, seeds):
+    """(name, command) for planted traces cut into `pieces` pieces."""
+    return [(named(name, s), [PLANTED, str(pieces), "--seed", str(s), "--drop",
+                        drop]) for s in seeds]
+
+
 def held_out():
-    traces = []
-    for s in range(11, 15):
-        traces.append(("ir%d" % s, [IRREGULAR, "10000", "--seed", str(s)]))
-    for s in range(11, 15):
-        traces.append(("pl%d" % s, [PLANTED, "20000", "--seed", str(s),
-                                    "--drop", "0.5"]))
-    for s in (11, 12):
-        traces.append(("pm%d" % s, [PLANTED, "40000", "--seed", str(s),
-                                    "--drop", "0.8"]))
-    for s in (11, 12):
-        traces.append(("r%d" % s, [IRREGULAR, "5000", "--seed", str(s)]))
-    return traces
+    return (irregular("ir%d", 10000, range(11, 15)) +
+            planted("pl%d", 20000, "0.5", range(11, 15)) +
+            planted("pm%d", 40000, "0.8", (11, 12)) +
+            irregular("r%d", 5000, (11, 12)))
 
 
 def small():
-    traces = []
-    for s in range(1, 7):
-        traces.append(("ps%d" % s, [PLANTED, "6000", "--seed", str(s),
-                                    "--drop", "0.5"]))
-    for s in range(1, 4):
-        traces.append(("pm%d" % s, [PLANTED, "8000", "--seed", str(s),
-                                    "--drop", "0.8"]))
-    for s in range(1, 4):
-        traces.append(("ir%d" % s, [IRREGULAR, "3000", "--seed", str(s)]))
-    return traces
+    return (planted("ps%d", 6000, "0.5", range(1, 7)) +
+            planted("pm%d", 8000, "0.8", range(1, 4)) +
+            irregular("ir%d", 3000, range(1, 4)))
 
 
 def suite():
-    irregular, planted = IRREGULAR, PLANTED
-    traces = []
-    for s in range(1, 7):
-        traces.append(("ir%d" % s, [irregular, "10000", "--seed", str(s)]))
-    for s in range(1, 7):
-        traces.append(("pl%d" % s, [planted, "20000", "--seed", str(s),
-                                    "--drop", "0.5"]))
-    for s in range(1, 7):
-        traces.append(("pm%d" % s, [planted, "40000", "--seed", str(s),
-                                    "--drop", "0.8"]))
-    traces.append(("p14k", [planted, "14000", "--seed", "4", "--drop", "0.5"]))
-    traces.append(("p50k", [planted, "50000", "--seed", "1", "--drop", "0.8"]))
-    traces.append(("r5k", [irregular, "5000", "--seed", "3"]))
-    for s in (7, 8):
-        traces.append(("is%d" % s, [irregular, "3000", "--seed", str(s)]))
-    for s in (7, 8):
-        traces.append(("ps%d" % s, [planted, "6000", "--seed", str(s),
-                                    "--drop", "0.5"]))
-    return traces
+    return (irregular("ir%d", 10000, range(1, 7)) +
+            planted("pl%d", 20000, "0.5", range(1, 7)) +
+            planted("pm%d", 40000, "0.8", range(1, 7)) +
+            planted("p14k", 14000, "0.5", (4,)) +
+            planted("p50k", 50000, "0.8", (1,)) +
+            irregular("r5k", 5000, (3,)) +
+            irregular("is%d", 3000, (7, 8)) +
+            planted("ps%d", 6000, "0.5", (7, 8)))
 
 
 def pack(binary, csv):
