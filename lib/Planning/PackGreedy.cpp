@@ -230,17 +230,8 @@ void BusyIndex::forEachCanonical(size_t l, size_t r, Fn fn) const {
 }
 
 void BusyIndex::insert(llvm::SmallVectorImpl<Run> &runs, Run run) {
-  // The first run ending at or after run.first: a binary search without
-  // branches on the comparison (which mispredicted half the time and made
-  // this search most of insert's cost on 10^5 items).
-  Run *first = runs.begin();
-  for (size_t len = runs.size(); len > 1;) {
-    size_t half = len / 2;
-    first = first[half - 1].second < run.first ? first + half : first;
-    len -= half;
-  }
-  if (first != runs.end() && first->second < run.first)
-    ++first;
+  auto first = llvm::partition_point(
+      runs, [&](const Run &r) { return r.second < run.first; });
   auto last = first;
   while (last != runs.end() && last->first <= run.second) {
     run.first = std::min(run.first, last->first);
@@ -659,10 +650,6 @@ std::vector<uint32_t> makeOrder(const Segment &seg, OrderKind kind) {
   llvm_unreachable("the start order is seg.ids");
 }
 
-/// Work units charged for building one order of `n` items: a unit per
-/// item per level of the sort.
-uint64_t orderWork(size_t n) { return n * (llvm::Log2_64_Ceil(n + 1) + 1); }
-
 /// Work units charged for one sweep over `n` items (or the peak split's two
 /// half sweeps): each item is allocated from and released to the free
 /// space's two ordered trees, about 20 times the cost of a level of a
@@ -866,42 +853,41 @@ uint64_t mlir::memplan::packing::improveBySqueaking(
   for (size_t k = 0; k < n; ++k)
     key[k] = static_cast<double>(items[seg.ids[k]].size);
   std::vector<std::pair<double, uint32_t>> order(n); // (key, position)
-  std::vector<uint8_t> placed(n);
   // The index (its start times sorted) and the keys.
   budget.charge(n + orderWork(n));
+  // A pass's set-up: the keys copied and sorted, the index's lists cleared.
+  // Charged before it is done, so checked first: stop rather than run past
+  // the bound (on 10^5 items it is about 2 * 10^6 units).
+  const uint64_t setup = n + orderWork(n) + index.lists();
+  const double ceiling = std::ldexp(1.0, kSqueakRescale);
   for (unsigned stall = 0;
        best > target && stall < kMaxSqueakStall && !budget.expired(); ++stall) {
-    // A pass's set-up is charged before it is done: stop rather than run
-    // past the bound (on 10^5 items it is about 2 * 10^6 units).
-    if (!budget.affords(2 * n + orderWork(n) + index.lists()))
+    if (!budget.affords(setup))
       break;
     for (size_t k = 0; k < n; ++k)
       order[k] = {key[k], static_cast<uint32_t>(k)};
     std::sort(order.begin(), order.end(), KeyDescending());
-    budget.charge(n + orderWork(n));
+    index.clear();
+    budget.charge(setup);
     // A pass that ends above the incumbent still shows which items squeak:
     // it runs on until halfway past the incumbent's excess over the target
     // (no wrap: arenas are below 2^63, validatePackItems).
     const uint64_t cutoff = best + (best - target) / 2;
-    index.clear();
-    budget.charge(index.lists() + n);
-    std::fill(placed.begin(), placed.end(), 0);
     uint64_t arena = 0;
     size_t count = 0;
-    bool complete = true;
-    for (const auto &entry : order) {
-      if (!placeNext(index, items, seg.ids[entry.second], trial, &budget,
-                     cutoff, Fit::First, count, arena)) {
-        if (budget.expired())
-          return best;
-        // Placed, at or past the cutoff: the pass stops there.
-        placed[entry.second] = 1;
-        complete = false;
+    // The pass places a prefix of `order`: the item that reaches the
+    // cutoff is placed too, and ends it.
+    size_t placed = 0;
+    while (placed < n) {
+      bool below = placeNext(index, items, seg.ids[order[placed].second], trial,
+                             &budget, cutoff, Fit::First, count, arena);
+      if (!below && budget.expired())
+        return best;
+      ++placed;
+      if (!below)
         break;
-      }
-      placed[entry.second] = 1;
     }
-    if (complete && arena < best) {
+    if (arena < cutoff && arena < best) {
       best = arena;
       budget.noteArena(arena);
       for (uint32_t id : seg.ids)
@@ -913,11 +899,9 @@ uint64_t mlir::memplan::packing::improveBySqueaking(
     // The squeaky wheels: every item placed with its top above the target
     // comes earlier in the next pass, the more the higher its top.
     const double height = static_cast<double>(arena - target);
-    const double ceiling = std::ldexp(1.0, kSqueakRescale);
     bool rescale = false;
-    for (size_t k = 0; k < n; ++k) {
-      if (!placed[k])
-        continue;
+    for (size_t j = 0; j < placed; ++j) {
+      uint32_t k = order[j].second;
       uint64_t top = trial[seg.ids[k]] + items[seg.ids[k]].size;
       if (top > target) {
         key[k] *= 1 + kSqueak * (static_cast<double>(top - target) / height);

@@ -71,13 +71,12 @@ mlir::memplan::packing::SearchProblem::SearchProblem(const Segment &seg,
     // memberships and pairs (charging them had taken an exact run on 10^5
     // buffers 0.7 % past its bound).
     tooLarge = true;
-    buildWork = n * (llvm::Log2_64_Ceil(n + 1) + 1);
+    buildWork = orderWork(n);
     return;
   }
   // What a search's set-up costs (CanonicalSearch: its state, then the
   // ranking of every item, a section read per membership for the T key).
-  setupWork =
-      2 * n + sections + memberships + n * (llvm::Log2_64_Ceil(n + 1) + 1);
+  setupWork = 2 * n + sections + memberships + orderWork(n);
   inSection.assign(sections, {});
   sectionBytes.assign(sections, 0);
   crossing.assign(sections, 0);
@@ -159,7 +158,7 @@ std::vector<uint32_t> makePreorder(const SearchProblem &p, const char *keys,
         return key[a][c] > key[b][c];
     return false;
   });
-  work += n * (llvm::Log2_64_Ceil(n + 1) + 1);
+  work += orderWork(n);
   std::vector<uint32_t> order;
   order.reserve(n);
   for (uint32_t k : position)
@@ -225,8 +224,7 @@ private:
     // The ranking is charged once done: not begun where the work left
     // cannot pay for it (a part of 3 * 10^4 items costs about 10^6 units,
     // and exact on 10^5 buffers had ended 0.7 % past its bound).
-    uint64_t cost =
-        part.items.size() * (llvm::Log2_64_Ceil(part.items.size() + 1) + 1);
+    uint64_t cost = orderWork(part.items.size());
     for (uint32_t i : part.items)
       cost += p.secHi[i] - p.secLo[i];
     if (!budget.affords(cost)) {

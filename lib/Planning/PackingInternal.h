@@ -19,6 +19,7 @@
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/SmallVector.h"
+#include "llvm/Support/MathExtras.h"
 
 #include <algorithm>
 #include <chrono>
@@ -82,9 +83,7 @@ public:
   bool overWork() const { return *counter >= endWork; }
   /// Whether `units` more work stay within the work bound (always, without
   /// one): for steps charged in advance, so that none runs past the bound.
-  bool affords(uint64_t units) const {
-    return endWork == UINT64_MAX || workLeft() >= units;
-  }
+  bool affords(uint64_t units) const { return workAffordable() >= units; }
   /// The work units left (UINT64_MAX without a work bound).
   uint64_t workAffordable() const {
     return endWork == UINT64_MAX ? UINT64_MAX : workLeft();
@@ -138,6 +137,12 @@ private:
   std::optional<Clock::time_point> endTime;
   Ticker *ticker = nullptr;
 };
+
+/// Work units charged for sorting `n` items (an order, a ranking): a unit
+/// per item per level of the sort.
+inline uint64_t orderWork(size_t n) {
+  return n * (llvm::Log2_64_Ceil(n + 1) + 1);
+}
 
 /// packAlignedLowerBound where some size is not a multiple of its alignment,
 /// 0 otherwise (the bound is then the peak, which the caller has): pack()
