@@ -133,6 +133,18 @@ if [ -f "$RES/mlpdyn.planned.out" ]; then
   fi
 fi
 
+# The transformer read its sizes from the environment: the sizes really
+# differ (zoo-gpu-dynamic.test's "not diff").
+if [ -f "$RES/gptenv13.planned.out" ] && [ -f "$RES/gptenv35.planned.out" ]; then
+  if ! grep -q 'data=' "$RES/gptenv13.planned.out" || ! grep -q 'data=' "$RES/gptenv35.planned.out"; then
+    bad "gptenv: (1, 3) or (3, 5) printed no values"
+  elif same gptenv13.planned gptenv35.planned; then
+    bad "gptenv: (B, S) = (1, 3) and (3, 5) printed the same values (the sizes were not read)"
+  else
+    ok "gptenv: (B, S) = (1, 3) and (3, 5) print different values"
+  fi
+fi
+
 # The 10-step loop.
 if [ -f "$RES/steps.out" ]; then
   if grep -q '^memplan-runtime: arena_allocations=1 ' "$RES/steps.out"; then

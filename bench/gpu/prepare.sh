@@ -19,7 +19,8 @@
 # suite on a machine without MLIR").
 #
 # toy: the GPU suite of test/Integration/GPU at the same toy sizes
-#      (planned vs unplanned, GPU vs CPU, budgets 0.9/0.5, a 10-step loop);
+#      (planned vs unplanned, GPU vs CPU, dynamic shapes at several sizes,
+#      budgets 0.9/0.5, a 10-step loop);
 # real: issue 19's device benchmark: the GPT-2-small-sized transformer, the
 #      ResNet-like CNN and the U-Net of docs/benchmarks.md, planned at no
 #      budget and at 0.5 and 0.33 of P0, each for $REAL_STEPS steps (default
@@ -95,6 +96,31 @@ if [ "$WHAT" != real ]; then
     *) echo "$name $args" >>"$DIR/twins.toy" ;;
     esac
   done
+  # zoo-gpu-dynamic.test's transformer: one program per variant, its batch
+  # and sequence length read from the environment at run time. Each size is
+  # a small wrapper (gptenvBS.planned / .unplanned, listed in DIR/programs)
+  # that sets MEMPLAN_BATCH=B MEMPLAN_SEQ=S and runs the one program; the
+  # CPU reference is memplan-compile --target=cpu's program at the same size.
+  envargs="--model=transformer --layers=1 --d-model=16 --heads=2 --seq=8 --vocab=11 --dynamic=batch,seq"
+  # shellcheck disable=SC2086
+  "$BIN/memplan-zoo" $envargs --main=run --target=nvvm >"$DIR/mlir/gptenv.mlir"
+  # shellcheck disable=SC2086
+  "$BIN/memplan-zoo" $envargs --main=run >"$DIR/mlir/gptenv.cpu.mlir"
+  "$BIN/memplan-compile" "$DIR/mlir/gptenv.mlir" -o "$DIR/bin/gptenv.planned"
+  "$BIN/memplan-compile" "$DIR/mlir/gptenv.mlir" --no-plan -o "$DIR/bin/gptenv.unplanned"
+  "$BIN/memplan-compile" "$DIR/mlir/gptenv.cpu.mlir" --target=cpu -o "$DIR/mlir/gptenv.cpu"
+  strip "$DIR/bin/gptenv.planned" "$DIR/bin/gptenv.unplanned"
+  for bs in "1 3" "2 8" "3 5"; do
+    read -r b s <<<"$bs"
+    for v in planned unplanned; do
+      printf '#!/bin/sh\nMEMPLAN_BATCH=%s MEMPLAN_SEQ=%s exec "$(dirname "$0")/gptenv.%s" "$@"\n' \
+        "$b" "$s" "$v" >"$DIR/bin/gptenv$b$s.$v"
+      chmod +x "$DIR/bin/gptenv$b$s.$v"
+      echo "gptenv$b$s.$v" >>"$DIR/programs"
+    done
+    MEMPLAN_BATCH=$b MEMPLAN_SEQ=$s "$DIR/mlir/gptenv.cpu" >"$DIR/ref/gptenv$b$s.cpu"
+  done
+  log "gptenv: one planned and one unplanned program, run at (B, S) = (1, 3), (2, 8), (3, 5)"
   # test/Integration/GPU/budgets-and-steps.test
   for spec in "mlpb:--model=mlp --depth=8 --width=32 --batch=128" \
               "cnnb:--model=cnn --blocks=4 --batch=4"; do
