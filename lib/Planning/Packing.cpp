@@ -106,7 +106,8 @@ bool searchable(const Segment &seg, const PackOptions &options) {
 
 /// Phase one of Best and Exact after the rules, for a segment they left above
 /// its goal (the larger of the lower bound and the aligned bound, or
-/// the capacity in decision mode), within
+/// the capacity in decision mode; or the arena of a segment improved before
+/// it, which the whole arena is at least), within
 /// `budget` (its share): segments small enough (every one for Exact) get the
 /// canonical search at the goal with kDecisionShare of it (all of it in
 /// decision mode) and are kept for the probes when it fails (Best, on a
@@ -305,28 +306,41 @@ static PackResult packOnThisStack(ArrayRef<PackItem> items,
   llvm::stable_sort(above, [&](size_t a, size_t b) {
     return states[a].arena > states[b].arena;
   });
+  // The arena is the highest segment's: once a segment is improved, no
+  // later one needs to go below it (`floor`), and one already at or below
+  // it gets no work.
+  uint64_t floor = goal;
   for (auto [improved, k] : llvm::enumerate(above)) {
     // Decision mode: a segment proven not to fit settles the answer.
     if (budget.expired() || result.provenInfeasible)
       break;
     current = k;
     ticker.segmentArena = states[k].arena;
+    ++decided;
+    if (states[k].arena <= floor)
+      continue;
     bool infeasible = false;
     double share = searchable(segments[k], options)
                        ? 1.0
                        : 1.0 / static_cast<double>(above.size() - improved);
     improveSegment(segments[k], states[k], result.offsets, budget.share(share),
-                   goal, options, infeasible);
+                   floor, options, infeasible);
     result.provenInfeasible |= infeasible;
-    ++decided;
+    floor = std::max(floor, states[k].arena);
   }
   current = segments.size();
   decided = segments.size();
   // Phase two: probes on the segments left above their goal, the highest
-  // arena first, each with an equal share of the time left.
+  // arena first, each with an equal share of the time left; not on those
+  // at or below a segment that no probe will lower (the arena is at least
+  // its arena).
   std::vector<size_t> open;
+  uint64_t settled = goal;
+  for (const SegmentSearch &state : states)
+    if (!state.problem)
+      settled = std::max(settled, state.arena);
   for (auto [k, state] : llvm::enumerate(states))
-    if (state.problem)
+    if (state.problem && state.arena > settled)
       open.push_back(k);
   llvm::stable_sort(open, [&](size_t a, size_t b) {
     return states[a].arena > states[b].arena;
