@@ -933,8 +933,31 @@ uint64_t mlir::memplan::packing::repairTop(const Segment &seg,
                                            uint64_t target, uint64_t seed,
                                            uint64_t arena) {
   const auto &items = seg.items;
+  const size_t n = seg.ids.size();
+  // The set-up: the overlap tree and the sorted starts and ends below.
+  const uint64_t setup = n + 2 * orderWork(n);
+  if (!budget.affords(setup))
+    return arena;
   IntervalTree tree(items, seg.ids);
-  budget.charge(seg.ids.size());
+  // How many items overlap each one (itself included), from the sorted
+  // starts and ends: what an overlap walk over it costs, known before it
+  // runs, so that none runs past the work bound.
+  std::vector<int64_t> starts, ends;
+  starts.reserve(n);
+  ends.reserve(n);
+  for (uint32_t id : seg.ids) {
+    starts.push_back(items[id].live.start);
+    ends.push_back(items[id].live.end);
+  }
+  llvm::sort(starts);
+  llvm::sort(ends);
+  budget.charge(setup);
+  const uint64_t countWork = 2 * llvm::Log2_64_Ceil(n + 1);
+  auto overlaps = [&](uint32_t id) -> uint64_t {
+    const Interval &live = items[id].live;
+    return (llvm::lower_bound(starts, live.end) - starts.begin()) -
+           (llvm::upper_bound(ends, live.start) - ends.begin());
+  };
   std::vector<uint8_t> placed(items.size(), 0), taken(items.size(), 0);
   for (uint32_t id : seg.ids)
     placed[id] = 1;
@@ -945,8 +968,12 @@ uint64_t mlir::memplan::packing::repairTop(const Segment &seg,
   std::mt19937_64 rng(seed ^ 0x9e3779b97f4a7c15ULL);
   auto end = [&](uint32_t id) { return offsets[id] + items[id].size; };
   unsigned depth = 0;
-  for (unsigned stall = 0;
-       arena > target && stall < kMaxRepairStall && !budget.expired();) {
+  // A move scans the segment twice (its tops, then its arena after the
+  // move): begun only when the work left pays for both, and its items are
+  // placed only while the work left pays for the second scan.
+  const uint64_t scan = n;
+  for (unsigned stall = 0; arena > target && stall < kMaxRepairStall &&
+                           !budget.expired() && budget.affords(2 * scan);) {
     tops.clear();
     uint64_t low = arena, unit = 1;
     for (uint32_t id : seg.ids)
@@ -980,6 +1007,10 @@ uint64_t mlir::memplan::packing::repairTop(const Segment &seg,
       size_t to = moved.size();
       for (size_t k = from;
            k < to && moved.size() <= kMaxRepairItems && !outOfWork; ++k) {
+        if (!budget.affords(countWork + 5 * overlaps(moved[k]))) {
+          outOfWork = true;
+          break;
+        }
         uint64_t visited = 0;
         tree.forEachOverlap(items[moved[k]].live, [&](uint32_t other) {
           ++visited;
@@ -988,8 +1019,7 @@ uint64_t mlir::memplan::packing::repairTop(const Segment &seg,
             moved.push_back(other);
           }
         });
-        budget.charge(5 * visited);
-        outOfWork = budget.overWork();
+        budget.charge(countWork + 5 * visited);
       }
       if (moved.size() == to)
         break;
@@ -1028,10 +1058,13 @@ uint64_t mlir::memplan::packing::repairTop(const Segment &seg,
     for (uint32_t id : order) {
       // A move of thousands of items can cost millions of units: one that
       // runs out of work is undone rather than finished past the bound.
-      if (budget.overWork()) {
+      uint64_t ov = overlaps(id);
+      if (!budget.affords(scan + countWork + 1 + 5 * ov +
+                          2 * ov * llvm::Log2_64_Ceil(ov + 1))) {
         fits = false;
         break;
       }
+      budget.charge(countWork);
       offsets[id] =
           firstFitOffset(seg, tree, id, offsets, placed, busy, &budget);
       placed[id] = 1;
