@@ -733,7 +733,8 @@ constexpr unsigned kMaxStall = 256;
 uint64_t mlir::memplan::packing::packGreedy(const Segment &seg,
                                             std::vector<uint64_t> &offsets,
                                             const Budget &budget,
-                                            uint64_t target) {
+                                            uint64_t target,
+                                            std::optional<BusyIndex> &index) {
   // The peak split first: on training traces (nested activations around
   // one peak) it reaches the bound in one O(n log n) pass.
   uint64_t best = sweepFromPeak(seg, seg.peakStep, offsets);
@@ -748,7 +749,6 @@ uint64_t mlir::memplan::packing::packGreedy(const Segment &seg,
     for (uint32_t id : seg.ids)
       offsets[id] = trial[id];
   };
-  std::optional<BusyIndex> index;
   // The start-order sweep (greedy-time, cheap) and first fit decreasing,
   // the strongest classic rule on irregular traces (docs/benchmarks.md),
   // come first: a large segment may run out of work before the later rules.
@@ -793,12 +793,13 @@ uint64_t mlir::memplan::packing::packGreedy(const Segment &seg,
 }
 
 // Declared (and documented) in PackingInternal.h.
-uint64_t mlir::memplan::packing::improveRandomly(const Segment &seg,
-                                                 std::vector<uint64_t> &offsets,
-                                                 const Budget &budget,
-                                                 uint64_t target, uint64_t seed,
-                                                 uint64_t best) {
-  BusyIndex index(seg);
+uint64_t mlir::memplan::packing::improveRandomly(
+    const Segment &seg, std::vector<uint64_t> &offsets, const Budget &budget,
+    uint64_t target, uint64_t seed, uint64_t best,
+    std::optional<BusyIndex> &cached) {
+  if (!cached)
+    cached.emplace(seg);
+  BusyIndex &index = *cached;
   std::vector<uint64_t> trial(offsets.size());
   auto keep = [&](uint64_t arena) {
     best = arena;
@@ -839,10 +840,12 @@ constexpr unsigned kMaxSqueakStall = 128;
 // Declared (and documented) in PackingInternal.h.
 uint64_t mlir::memplan::packing::improveBySqueaking(
     const Segment &seg, std::vector<uint64_t> &offsets, const Budget &budget,
-    uint64_t target, uint64_t best) {
+    uint64_t target, uint64_t best, std::optional<BusyIndex> &cached) {
   const auto &items = seg.items;
   const size_t n = seg.ids.size();
-  BusyIndex index(seg);
+  if (!cached)
+    cached.emplace(seg);
+  BusyIndex &index = *cached;
   std::vector<uint64_t> trial(offsets.size());
   // Priorities, the size at first (sizes are below 2^63, so exact up to
   // 2^53 and rounded alike everywhere). Only IEEE multiplications,

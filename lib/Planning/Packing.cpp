@@ -95,6 +95,10 @@ struct SegmentSearch {
   uint64_t provenLow = 0;
   /// Set when the segment is left above its goal and may be probed.
   std::unique_ptr<SearchProblem> problem;
+  /// The busy index of the greedy placers, kept from the rules to the
+  /// improvement on a segment too large for the search (built once there,
+  /// its lists' memory reused); empty otherwise.
+  std::optional<BusyIndex> index;
 };
 
 /// Whether Best or Exact searches `seg` with the canonical search (Exact
@@ -124,10 +128,11 @@ void improveSegment(const Segment &seg, SegmentSearch &state,
     state.arena = improveRandomly(
         seg, offsets,
         options.squeakyWheel ? budget.share(kRandomShare) : budget, goal,
-        options.seed, state.arena);
+        options.seed, state.arena, state.index);
     if (options.squeakyWheel && state.arena > goal && !budget.expired())
       state.arena = improveBySqueaking(seg, offsets, budget.share(kSqueakShare),
-                                       goal, state.arena);
+                                       goal, state.arena, state.index);
+    state.index.reset();
     if (options.repair && state.arena > goal && !budget.expired())
       state.arena =
           repairTop(seg, offsets, budget, goal, options.seed, state.arena);
@@ -154,8 +159,10 @@ void improveSegment(const Segment &seg, SegmentSearch &state,
   if (options.algorithm == PackAlgorithm::Best && options.squeakyWheel &&
       !options.capacity && seg.ids.size() > kMinSqueakItems &&
       !budget.expired())
-    state.arena = improveBySqueaking(
-        seg, offsets, budget.share(kSqueakAfterSearchShare), goal, state.arena);
+    state.arena =
+        improveBySqueaking(seg, offsets, budget.share(kSqueakAfterSearchShare),
+                           goal, state.arena, state.index);
+  state.index.reset();
   if (options.capacity)
     infeasible = decision.exhausted;
   else if (!decision.tooDeep)
@@ -285,7 +292,12 @@ static PackResult packOnThisStack(ArrayRef<PackItem> items,
           packGreedy(seg, result.offsets,
                      budget.share(static_cast<double>(seg.ids.size()) /
                                   static_cast<double>(itemsLeft)),
-                     goal);
+                     goal, state.index);
+      // Kept only for the improvement of a segment too large for the
+      // search (the memory of every segment's index at once could be a
+      // hundred bytes an item).
+      if (state.arena <= goal || searchable(seg, options))
+        state.index.reset();
       break;
     }
     itemsLeft -= seg.ids.size();
