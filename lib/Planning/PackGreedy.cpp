@@ -1046,6 +1046,12 @@ uint64_t mlir::memplan::packing::repairTop(const Segment &seg,
       ++stall;
       continue;
     }
+    // The sort of the move and the scan after it, paid for before anything
+    // is taken out.
+    if (!budget.affords(orderWork(moved.size()) + scan)) {
+      release();
+      break;
+    }
     saved.clear();
     for (uint32_t id : moved) {
       saved.push_back(offsets[id]);

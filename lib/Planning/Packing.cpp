@@ -95,6 +95,10 @@ struct SegmentSearch {
   uint64_t provenLow = 0;
   /// Set when the segment is left above its goal and may be probed.
   std::unique_ptr<SearchProblem> problem;
+  /// Phase two: the time and work slices of the segment's next round of
+  /// probes (probeRound).
+  double slice = 0;
+  uint64_t sliceWork = 0;
   /// The busy index of the greedy placers, kept from the rules to the
   /// improvement on a segment too large for the search (built once there,
   /// its lists' memory reused); empty otherwise.
@@ -174,46 +178,47 @@ void improveSegment(const Segment &seg, SegmentSearch &state,
 constexpr uint64_t kFirstProbeWork = kDefaultPackWork / 50;
 constexpr double kFirstProbeSeconds = 0.02;
 
-/// Phase two: rounds of probes at caps between the segment's proven low and
-/// its incumbent — at 1/2, 3/4, 7/8 of the way and just below the
-/// incumbent, recomputed after each success — each with a time slice that
-/// doubles every round (a search that fails at one cap often succeeds
-/// quickly at another; starting halfway rather than a quarter of the way up
-/// spends less time on caps far below any packing found: D and J of
-/// MiniMalloc's suite reach 1.057 within 0.5 s, were 1.064–1.079 at 1 s).
-/// A probe that finds a packing lowers the incumbent; one that exhausts its
-/// tree proves every arena up to its cap impossible.
-void probeSegment(const Segment &seg, SegmentSearch &state,
-                  std::vector<uint64_t> &offsets, const Budget &budget) {
-  std::vector<uint64_t> trial(offsets);
-  uint64_t sliceWork = kFirstProbeWork;
-  for (double slice = kFirstProbeSeconds;
-       state.provenLow < state.arena && !budget.expired();
-       slice *= 2, sliceWork = sliceWork > UINT64_MAX / 2 ? UINT64_MAX
-                                                          : 2 * sliceWork) {
-    for (double t : {0.5, 0.75, 0.875, 1.0}) {
-      if (state.provenLow >= state.arena || budget.expired())
-        break;
-      uint64_t cap =
-          state.provenLow +
-          static_cast<uint64_t>(
-              t * static_cast<double>(state.arena - 1 - state.provenLow));
-      SearchOutcome probe = searchPortfolio(
-          *state.problem, trial, budget.slice(sliceWork, slice), cap);
-      if (probe.arena < state.arena) {
-        state.arena = probe.arena;
-        for (uint32_t id : seg.ids)
-          offsets[id] = trial[id];
-      } else if (probe.exhausted) {
-        state.provenLow = std::max(state.provenLow, cap + 1);
-      } else if (probe.tooDeep ||
-                 (probe.starved && !budget.affords(state.problem->setupWork))) {
-        // No cap will do better, or no search can begin with the work left
-        // (a starved slice only waits for a larger one).
-        return;
-      }
+/// Phase two, one round on one segment: probes at caps between the
+/// segment's proven low and its incumbent — at 1/2, 3/4, 7/8 of the way and
+/// just below the incumbent, recomputed after each success — each with the
+/// segment's time slice, which doubles every round (a search that fails at
+/// one cap often succeeds quickly at another; starting halfway rather than a
+/// quarter of the way up spends less time on caps far below any packing
+/// found: D and J of MiniMalloc's suite reach 1.057 within 0.5 s, were
+/// 1.064–1.079 at 1 s). A probe that finds a packing lowers the incumbent;
+/// one that exhausts its tree proves every arena up to its cap impossible.
+/// `trial` is scratch space as large as `offsets`. Returns false once no
+/// round can lower the segment: proven optimal, too deep for any cap, or no
+/// search can begin with the work left.
+bool probeRound(const Segment &seg, SegmentSearch &state,
+                std::vector<uint64_t> &offsets, std::vector<uint64_t> &trial,
+                const Budget &budget) {
+  for (double t : {0.5, 0.75, 0.875, 1.0}) {
+    if (state.provenLow >= state.arena || budget.expired())
+      break;
+    uint64_t cap =
+        state.provenLow +
+        static_cast<uint64_t>(
+            t * static_cast<double>(state.arena - 1 - state.provenLow));
+    SearchOutcome probe = searchPortfolio(
+        *state.problem, trial, budget.slice(state.sliceWork, state.slice), cap);
+    if (probe.arena < state.arena) {
+      state.arena = probe.arena;
+      for (uint32_t id : seg.ids)
+        offsets[id] = trial[id];
+    } else if (probe.exhausted) {
+      state.provenLow = std::max(state.provenLow, cap + 1);
+    } else if (probe.tooDeep ||
+               (probe.starved && !budget.affords(state.problem->setupWork))) {
+      // No cap will do better, or no search can begin with the work left
+      // (a starved slice only waits for a larger one).
+      return false;
     }
   }
+  state.slice *= 2;
+  state.sliceWork =
+      state.sliceWork > UINT64_MAX / 2 ? UINT64_MAX : 2 * state.sliceWork;
+  return state.provenLow < state.arena;
 }
 
 } // namespace
@@ -319,8 +324,13 @@ static PackResult packOnThisStack(ArrayRef<PackItem> items,
     return states[a].arena > states[b].arena;
   });
   // The arena is the highest segment's: once a segment is improved, no
-  // later one needs to go below it (`floor`), and one already at or below
-  // it gets no work.
+  // later one needs to go below what the arena is now sure to reach
+  // (`floor`), and one already at or below it gets no work. Only what no
+  // later phase changes raises the floor: the arena of a segment left
+  // without a search problem, or, for one the probes may still lower, the
+  // arena it is proven not to go below. Not in decision mode: there every
+  // segment is searched at the capacity, so that one that cannot fit is
+  // proven so.
   uint64_t floor = goal;
   for (auto [improved, k] : llvm::enumerate(above)) {
     // Decision mode: a segment proven not to fit settles the answer.
@@ -329,8 +339,10 @@ static PackResult packOnThisStack(ArrayRef<PackItem> items,
     current = k;
     ticker.segmentArena = states[k].arena;
     ++decided;
-    if (states[k].arena <= floor)
+    if (states[k].arena <= floor) {
+      states[k].index.reset();
       continue;
+    }
     bool infeasible = false;
     double share = searchable(segments[k], options)
                        ? 1.0
@@ -338,14 +350,22 @@ static PackResult packOnThisStack(ArrayRef<PackItem> items,
     improveSegment(segments[k], states[k], result.offsets, budget.share(share),
                    floor, options, infeasible);
     result.provenInfeasible |= infeasible;
-    floor = std::max(floor, states[k].arena);
+    if (!options.capacity)
+      floor = std::max(floor, states[k].problem ? std::min(states[k].provenLow,
+                                                           states[k].arena)
+                                                : states[k].arena);
   }
+  // Segments the loop did not reach (out of work) keep no index either.
+  for (SegmentSearch &state : states)
+    state.index.reset();
   current = segments.size();
   decided = segments.size();
-  // Phase two: probes on the segments left above their goal, the highest
-  // arena first, each with an equal share of the time left; not on those
-  // at or below a segment that no probe will lower (the arena is at least
-  // its arena).
+  // Phase two: probes on the segments left above their goal, round by
+  // round, each round on the highest of them (the arena is the highest
+  // segment's): a lower one is probed only once the rounds have brought
+  // every higher one below it. They stop once the highest is at or below a
+  // segment that no round will lower (`settled`: the arena is at least its
+  // arena).
   std::vector<size_t> open;
   uint64_t settled = goal;
   for (const SegmentSearch &state : states)
@@ -357,9 +377,26 @@ static PackResult packOnThisStack(ArrayRef<PackItem> items,
   llvm::stable_sort(open, [&](size_t a, size_t b) {
     return states[a].arena > states[b].arena;
   });
-  for (auto [probed, k] : llvm::enumerate(open)) {
-    probeSegment(segments[k], states[k], result.offsets,
-                 budget.share(1.0 / static_cast<double>(open.size() - probed)));
+  std::vector<uint64_t> trial;
+  if (!open.empty())
+    trial = result.offsets;
+  for (size_t k : open) {
+    states[k].slice = kFirstProbeSeconds;
+    states[k].sliceWork = kFirstProbeWork;
+  }
+  while (!open.empty() && !budget.expired()) {
+    // The highest, the first of the highest on ties (open is sorted).
+    size_t top = 0;
+    for (size_t j = 1; j < open.size(); ++j)
+      if (states[open[j]].arena > states[open[top]].arena)
+        top = j;
+    size_t k = open[top];
+    if (states[k].arena <= settled)
+      break;
+    if (!probeRound(segments[k], states[k], result.offsets, trial, budget)) {
+      settled = std::max(settled, states[k].arena);
+      open.erase(open.begin() + top);
+    }
   }
   result.provenLowerBound = target;
   for (const SegmentSearch &state : states) {

@@ -323,7 +323,9 @@ uint64_t packRule(const Segment &seg, PackAlgorithm algorithm,
 /// busy index, kept by the caller so that the phases of one segment build
 /// it once and reuse its lists' memory (on 10^5 items, building it, growing
 /// its lists on the first pass and freeing them took about 70 ms each
-/// time). Each phase charges its work as if it had built the index.
+/// time). The charges do not depend on whether it was built: the squeaky
+/// wheel charges for building it either way (as it did when it built its
+/// own), the rules and the random orders never did.
 uint64_t packGreedy(const Segment &seg, std::vector<uint64_t> &offsets,
                     const Budget &budget, uint64_t target,
                     std::optional<BusyIndex> &index);
