@@ -114,8 +114,8 @@ bool searchable(const Segment &seg, const PackOptions &options) {
 
 /// Phase one of Best and Exact after the rules, for a segment they left above
 /// its goal (the larger of the lower bound and the aligned bound, or
-/// the capacity in decision mode; or the arena of a segment improved before
-/// it, which the whole arena is at least), within
+/// the capacity in decision mode; or what the whole arena is already sure
+/// to reach, the floor of packOnThisStack), within
 /// `budget` (its share): segments small enough (every one for Exact) get the
 /// canonical search at the goal with kDecisionShare of it (all of it in
 /// decision mode) and are kept for the probes when it fails (Best, on a
@@ -180,7 +180,8 @@ constexpr double kFirstProbeSeconds = 0.02;
 
 /// Phase two, one round on one segment: probes at caps between the
 /// segment's proven low and its incumbent — at 1/2, 3/4, 7/8 of the way and
-/// just below the incumbent, recomputed after each success — each with the
+/// just below the incumbent, recomputed after each probe that lowers the
+/// incumbent or raises the proven low — each with the
 /// segment's time slice, which doubles every round (a search that fails at
 /// one cap often succeeds quickly at another; starting halfway rather than a
 /// quarter of the way up spends less time on caps far below any packing
