@@ -142,15 +142,23 @@ mlir::memplan::packing::fitAmong(ArrayRef<std::pair<uint64_t, uint64_t>> busy,
 
 namespace {
 
+/// Work units per time-overlapping item an overlap walk looks at (a visit
+/// reads three arrays at scattered indices).
+constexpr uint64_t kVisitWeight = 5;
+
+/// What firstFitOffset charges for an item that overlaps `visited` items,
+/// `busy` of them placed: one unit, kVisitWeight per visit and 2 k log k for
+/// sorting the k busy ranges, weighted so that a unit here takes about as
+/// long as a unit of the canonical search (measured: docs/Packing.md).
+uint64_t firstFitWork(uint64_t visited, uint64_t busy) {
+  return 1 + kVisitWeight * visited + 2 * busy * llvm::Log2_64_Ceil(busy + 1);
+}
+
 /// The lowest offset that fits item `id` among the time-overlapping items
 /// marked `placed` (fitAmong, first fit: on the 25 traces of
 /// bench/pack_suite.py it left two arenas lower than best fit and none
 /// higher, docs/benchmarks.md).
-/// `busy` is scratch space. Charges `budget` (when given) one unit, five per
-/// time-overlapping item looked at (a visit reads three arrays at scattered
-/// indices) and 2 k log k for sorting the k busy ranges: weighted so that a
-/// unit here takes about as long as a unit of the canonical search (measured:
-/// docs/Packing.md).
+/// `busy` is scratch space. Charges `budget` (when given) firstFitWork.
 uint64_t firstFitOffset(const Segment &seg, const IntervalTree &tree,
                         uint32_t id, ArrayRef<uint64_t> offsets,
                         ArrayRef<uint8_t> placed,
@@ -165,8 +173,7 @@ uint64_t firstFitOffset(const Segment &seg, const IntervalTree &tree,
       busy.push_back({offsets[other], offsets[other] + seg.items[other].size});
   });
   if (budget)
-    budget->charge(1 + 5 * visited +
-                   2 * busy.size() * llvm::Log2_64_Ceil(busy.size() + 1));
+    budget->charge(firstFitWork(visited, busy.size()));
   llvm::sort(busy);
   return fitAmong(busy, item.size, item.alignment, Fit::First);
 }
@@ -1010,7 +1017,7 @@ uint64_t mlir::memplan::packing::repairTop(const Segment &seg,
       size_t to = moved.size();
       for (size_t k = from;
            k < to && moved.size() <= kMaxRepairItems && !outOfWork; ++k) {
-        if (!budget.affords(countWork + 5 * overlaps(moved[k]))) {
+        if (!budget.affords(countWork + kVisitWeight * overlaps(moved[k]))) {
           outOfWork = true;
           break;
         }
@@ -1022,7 +1029,7 @@ uint64_t mlir::memplan::packing::repairTop(const Segment &seg,
             moved.push_back(other);
           }
         });
-        budget.charge(countWork + 5 * visited);
+        budget.charge(countWork + kVisitWeight * visited);
       }
       if (moved.size() == to)
         break;
@@ -1067,9 +1074,9 @@ uint64_t mlir::memplan::packing::repairTop(const Segment &seg,
     for (uint32_t id : order) {
       // A move of thousands of items can cost millions of units: one that
       // runs out of work is undone rather than finished past the bound.
+      // At most every overlapping item is placed.
       uint64_t ov = overlaps(id);
-      if (!budget.affords(scan + countWork + 1 + 5 * ov +
-                          2 * ov * llvm::Log2_64_Ceil(ov + 1))) {
+      if (!budget.affords(scan + countWork + firstFitWork(ov, ov))) {
         fits = false;
         break;
       }

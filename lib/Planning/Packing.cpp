@@ -86,6 +86,11 @@ constexpr size_t kMinSqueakItems = 1024;
 /// before the probes between the goal and the incumbent.
 constexpr double kDecisionShare = 0.7;
 
+/// The first probe slices: about 0.02 s of search (kDefaultPackWork is
+/// about 1 s).
+constexpr uint64_t kFirstProbeWork = kDefaultPackWork / 50;
+constexpr double kFirstProbeSeconds = 0.02;
+
 /// Best and Exact for one segment, between their two phases.
 struct SegmentSearch {
   uint64_t arena = 0;
@@ -97,8 +102,8 @@ struct SegmentSearch {
   std::unique_ptr<SearchProblem> problem;
   /// Phase two: the time and work slices of the segment's next round of
   /// probes (probeRound).
-  double slice = 0;
-  uint64_t sliceWork = 0;
+  double slice = kFirstProbeSeconds;
+  uint64_t sliceWork = kFirstProbeWork;
   /// The busy index of the greedy placers, kept from the rules to the
   /// improvement on a segment too large for the search (built once there,
   /// its lists' memory reused); empty otherwise.
@@ -172,11 +177,6 @@ void improveSegment(const Segment &seg, SegmentSearch &state,
   else if (!decision.tooDeep)
     state.problem = std::move(problem);
 }
-
-/// The first probe slices: about 0.02 s of search (kDefaultPackWork is
-/// about 1 s).
-constexpr uint64_t kFirstProbeWork = kDefaultPackWork / 50;
-constexpr double kFirstProbeSeconds = 0.02;
 
 /// Phase two, one round on one segment: probes at caps between the
 /// segment's proven low and its incumbent — at 1/2, 3/4, 7/8 of the way and
@@ -369,24 +369,17 @@ static PackResult packOnThisStack(ArrayRef<PackItem> items,
   // arena).
   std::vector<size_t> open;
   uint64_t settled = goal;
-  for (const SegmentSearch &state : states)
-    if (!state.problem)
-      settled = std::max(settled, state.arena);
-  for (auto [k, state] : llvm::enumerate(states))
-    if (state.problem && state.arena > settled)
+  for (auto [k, state] : llvm::enumerate(states)) {
+    if (state.problem)
       open.push_back(k);
-  llvm::stable_sort(open, [&](size_t a, size_t b) {
-    return states[a].arena > states[b].arena;
-  });
+    else
+      settled = std::max(settled, state.arena);
+  }
   std::vector<uint64_t> trial;
   if (!open.empty())
     trial = result.offsets;
-  for (size_t k : open) {
-    states[k].slice = kFirstProbeSeconds;
-    states[k].sliceWork = kFirstProbeWork;
-  }
   while (!open.empty() && !budget.expired()) {
-    // The highest, the first of the highest on ties (open is sorted).
+    // The highest, the first segment of the highest on ties.
     size_t top = 0;
     for (size_t j = 1; j < open.size(); ++j)
       if (states[open[j]].arena > states[open[top]].arena)
