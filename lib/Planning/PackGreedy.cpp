@@ -236,9 +236,13 @@ void BusyIndex::forEachCanonical(size_t l, size_t r, Fn fn) const {
   }
 }
 
-void BusyIndex::insert(llvm::SmallVectorImpl<Run> &runs, Run run) {
+bool BusyIndex::insert(llvm::SmallVectorImpl<Run> &runs, Run run) {
   auto first = llvm::partition_point(
       runs, [&](const Run &r) { return r.second < run.first; });
+  // Already covered: the runs are coalesced, so no other one can touch it.
+  if (first != runs.end() && first->first <= run.first &&
+      run.second <= first->second)
+    return false;
   auto last = first;
   while (last != runs.end() && last->first <= run.second) {
     run.first = std::min(run.first, last->first);
@@ -247,16 +251,20 @@ void BusyIndex::insert(llvm::SmallVectorImpl<Run> &runs, Run run) {
   }
   if (first == last) {
     runs.insert(first, run);
-    return;
+    return true;
   }
   *first = run;
   runs.erase(first + 1, last);
+  return true;
 }
 
 void BusyIndex::add(size_t l, size_t r, Run run) {
   forEachCanonical(l, r, [&](size_t node) { insert(here[node], run); });
+  // A node's `within` holds the union of its children's, so once the run
+  // is covered at one node it is covered at every node above it.
   for (size_t node = l + leaves; node; node >>= 1)
-    insert(within[node], run);
+    if (!insert(within[node], run))
+      break;
 }
 
 uint64_t BusyIndex::place(uint32_t id, Fit fit, uint64_t &lists) {
@@ -348,6 +356,11 @@ uint64_t BusyIndex::firstFit(uint64_t size, uint64_t alignment,
     if (src.first != src.second && src.first->first < x + size) {
       x = alignUp(src.first->second, alignment);
       quiet = 0;
+      if (k) {
+        std::rotate(sources.begin(), sources.begin() + k,
+                    sources.begin() + k + 1);
+        k = 0;
+      }
     } else {
       ++quiet;
       k = k + 1 == sources.size() ? 0 : k + 1;
@@ -358,14 +371,15 @@ uint64_t BusyIndex::firstFit(uint64_t size, uint64_t alignment,
 
 /// Work units per probe of a first-fit query (BusyIndex::firstFit), per
 /// coalesced range a best-fit query reads, and per node an item's query and
-/// add walk: a unit of the greedy placer then takes about as long as a unit
-/// of the canonical search, about 2 ns on the CI machine. Fitted on the
-/// 10^4- and 10^5-item irregular and planted traces (docs/Packing.md): 3 to
-/// 8 ns per probe (more on larger segments, whose lists miss the cache),
-/// 30 ns per range with best fit, and 39 ns per node.
-constexpr uint64_t kFirstFitProbeWeight = 5;
-constexpr uint64_t kBestFitListWeight = 15;
-constexpr uint64_t kNodeWeight = 20;
+/// add walk, in proportion to their time: fitted on passes of first fit and
+/// best fit decreasing over the 10^5-item irregular and planted traces
+/// (docs/Packing.md), about 10.5 ns per probe, 17 ns per range and 18 ns per
+/// node on the CI machine, so a unit of the greedy placer takes about 1.3 ns
+/// there (as it did before the probes were reordered and the adds cut
+/// short; a unit of the canonical search takes about 2 ns).
+constexpr uint64_t kFirstFitProbeWeight = 8;
+constexpr uint64_t kBestFitListWeight = 13;
+constexpr uint64_t kNodeWeight = 13;
 
 bool placeNext(BusyIndex &index, ArrayRef<PackItem> items, uint32_t id,
                std::vector<uint64_t> &offsets, const Budget *budget,
@@ -779,6 +793,9 @@ uint64_t mlir::memplan::packing::packGreedy(const Segment &seg,
   for (const Rule &rule : rules) {
     std::optional<uint64_t> arena;
     if (!rule.kind) {
+      // Charged in advance: a sweep cannot stop half way.
+      if (!budget.affords(sweepWork(seg.ids.size())))
+        return best;
       arena = sweepStartOrder(seg, trial, rule.longestFirst);
       budget.charge(sweepWork(seg.ids.size()));
     } else {

@@ -267,8 +267,9 @@ private:
   uint64_t bestFit(uint64_t size, uint64_t alignment, uint64_t &lists);
   /// The canonical nodes of leaves [l, r), bottom-up.
   template <typename Fn> void forEachCanonical(size_t l, size_t r, Fn fn) const;
-  /// Adds `run` to the coalesced, sorted `runs`.
-  static void insert(llvm::SmallVectorImpl<Run> &runs, Run run);
+  /// Adds `run` to the coalesced, sorted `runs`; false when a run there
+  /// covered it already (nothing changed).
+  static bool insert(llvm::SmallVectorImpl<Run> &runs, Run run);
 
   ArrayRef<PackItem> items;
   std::vector<int64_t> starts; // distinct, ascending: the leaves
