@@ -31,8 +31,11 @@ constexpr size_t kMaxSearchEntries = size_t(1) << 22;
 } // namespace
 
 mlir::memplan::packing::SearchProblem::SearchProblem(const Segment &seg,
-                                                     uint64_t affordable)
+                                                     uint64_t affordable,
+                                                     ArrayRef<uint64_t> floors)
     : items(seg.items), global(seg.ids) {
+  assert((floors.empty() || floors.size() == seg.ids.size()) &&
+         "one floor per item");
   size_t n = global.size();
   std::vector<int64_t> points;
   points.reserve(2 * n);
@@ -64,7 +67,7 @@ mlir::memplan::packing::SearchProblem::SearchProblem(const Segment &seg,
   llvm::sort(ends);
   for (auto [k, i] : llvm::enumerate(order))
     pairs += k - (llvm::upper_bound(ends, secLo[i]) - ends.begin());
-  buildWork = n + memberships + pairs;
+  buildWork = 2 * n + sections + memberships + 2 * pairs;
   if (memberships > kMaxSearchEntries || pairs > kMaxSearchEntries ||
       buildWork > affordable) {
     // Not built: only the counting was done (its sorts), not the
@@ -76,7 +79,13 @@ mlir::memplan::packing::SearchProblem::SearchProblem(const Segment &seg,
   }
   // What a search's set-up costs (CanonicalSearch: its state, then the
   // ranking of every item, a section read per membership for the T key).
-  setupWork = 2 * n + sections + memberships + orderWork(n);
+  setupWork =
+      2 * n + sections + memberships * (floors.empty() ? 1 : 2) + orderWork(n);
+  if (!floors.empty()) {
+    floorOf.resize(n);
+    for (uint32_t i = 0; i < n; ++i)
+      floorOf[i] = alignUp(floors[i], item(i).alignment);
+  }
   inSection.assign(sections, {});
   sectionBytes.assign(sections, 0);
   crossing.assign(sections, 0);
@@ -99,6 +108,23 @@ mlir::memplan::packing::SearchProblem::SearchProblem(const Segment &seg,
       overlaps[j].push_back(i);
     }
     live.push_back(i);
+  }
+  // What a placement can charge at most (CanonicalSearch::dfs): its
+  // overlaps, each one's sections, and a rescan of every section in the
+  // hull of theirs and its own (a prefix sum of the memberships).
+  std::vector<uint64_t> members(sections + 1, 0);
+  for (size_t s = 0; s < sections; ++s)
+    members[s + 1] = members[s] + inSection[s].size();
+  placeWork.resize(n);
+  for (uint32_t i = 0; i < n; ++i) {
+    uint64_t work = overlaps[i].size();
+    uint32_t lo = secLo[i], hi = secHi[i];
+    for (uint32_t j : overlaps[i]) {
+      work += secHi[j] - secLo[j];
+      lo = std::min(lo, secLo[j]);
+      hi = std::max(hi, secHi[j]);
+    }
+    placeWork[i] = work + members[hi] - members[lo] + (hi - lo);
   }
 }
 
@@ -314,17 +340,36 @@ CanonicalSearch::CanonicalSearch(const SearchProblem &problem, const char *keys,
   low.assign(sections, UINT64_MAX);
   lowCount.assign(sections, 0);
   lowLoggedBy.assign(sections, UINT64_MAX);
-  for (uint32_t s = 0; s < sections; ++s)
-    if (!p.inSection[s].empty()) {
-      low[s] = 0;
-      lowCount[s] = p.inSection[s].size();
+  if (p.floorOf.empty()) {
+    for (uint32_t s = 0; s < sections; ++s)
+      if (!p.inSection[s].empty()) {
+        low[s] = 0;
+        lowCount[s] = p.inSection[s].size();
+      }
+    budget.charge(n + sections);
+    return;
+  }
+  // Items start at their floors; a section's floor is the lowest of its
+  // items' (the invariant floor >= low holds from the start).
+  minOffset = p.floorOf;
+  lowOrMax = p.floorOf;
+  uint64_t memberships = 0;
+  for (uint32_t s = 0; s < sections; ++s) {
+    for (uint32_t j : p.inSection[s]) {
+      uint64_t v = minOffset[j];
+      lowCount[s] = v < low[s] ? 1 : lowCount[s] + (v == low[s]);
+      low[s] = std::min(low[s], v);
     }
-  budget.charge(n + sections);
+    memberships += p.inSection[s].size();
+    if (low[s] != UINT64_MAX)
+      floor[s] = low[s];
+  }
+  budget.charge(n + sections + memberships);
 }
 
 CanonicalSearch::Status CanonicalSearch::run() {
-  for (uint64_t bytes : unplacedBytes)
-    if (bytes > cap)
+  for (auto [s, bytes] : llvm::enumerate(unplacedBytes))
+    if (bytes > cap || floor[s] > cap - bytes)
       return Status::Exhausted;
   Part all{0, static_cast<uint32_t>(floor.size()), {}};
   all.items.resize(placedAt.size());
@@ -454,6 +499,12 @@ bool CanonicalSearch::dfs(const Part &part, uint64_t lastOffset,
     }
     if (!fit)
       continue;
+    // The placement's propagation is charged as it runs: begun only when
+    // the work left pays for the most it can cost.
+    if (!budget.affords(p.placeWork[i])) {
+      stopped = true;
+      return false;
+    }
     budget.charge(p.overlaps[i].size());
     placedAt[i] = c.offset;
     lowOrMax[i] = UINT64_MAX;

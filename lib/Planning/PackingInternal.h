@@ -163,8 +163,13 @@ struct Segment {
 struct SearchProblem {
   /// Builds nothing (sets tooLarge) where the overlap pairs or section
   /// memberships would exceed kMaxSearchEntries or building them would cost
-  /// more than `affordable` work units.
-  explicit SearchProblem(const Segment &seg, uint64_t affordable = UINT64_MAX);
+  /// more than `affordable` work units. `floors` (empty, or one per item of
+  /// seg.ids, in that order): the offset each item may not go below (the
+  /// tops of items fixed elsewhere that it overlaps in time, improveTopBand);
+  /// a search then decides whether the items fit between their floors and
+  /// the capacity, which says nothing about the segment as a whole.
+  explicit SearchProblem(const Segment &seg, uint64_t affordable = UINT64_MAX,
+                         ArrayRef<uint64_t> floors = {});
 
   const PackItem &item(uint32_t local) const { return items[global[local]]; }
 
@@ -175,6 +180,13 @@ struct SearchProblem {
   std::vector<std::vector<uint32_t>> overlaps;  // time-overlapping local ids
   std::vector<uint64_t> sectionBytes;           // live bytes per section
   std::vector<uint32_t> crossing; // per boundary s|s+1: items live across it
+  /// Per local id: the lowest offset it may take, aligned (empty: 0).
+  std::vector<uint64_t> floorOf;
+  /// Per local id: at most what placing it charges (its overlaps, their
+  /// sections, and rescanning every section between the first and the last
+  /// that it or an item overlapping it lives in): a search places it only
+  /// when the work left pays for that, so none runs past its bound.
+  std::vector<uint64_t> placeWork;
   /// Set (and nothing else built) when the overlap pairs or the section
   /// memberships would exceed kMaxSearchEntries, or building them the work
   /// affordable: no search on this segment.
@@ -368,6 +380,26 @@ uint64_t improveRandomly(const Segment &seg, std::vector<uint64_t> &offsets,
 uint64_t repairTop(const Segment &seg, std::vector<uint64_t> &offsets,
                    const Budget &budget, uint64_t target, uint64_t seed,
                    uint64_t arena);
+
+//===----------------------------------------------------------------------===//
+// PackBand.cpp
+//===----------------------------------------------------------------------===//
+
+/// Best's band search on a segment's packing (`offsets`, arena `arena`;
+/// docs/Packing.md): the items whose tops lie in a band below the arena are
+/// taken out and packed again by the canonical search (searchPortfolio on a
+/// SearchProblem with floors), each above the highest top of the items left
+/// in place that it overlaps: at the target, else halfway to it, else just
+/// below the arena. The band starts as deep as the arena's excess over the
+/// target (the items above the target) and grows by half its depth, at most
+/// doubling its items, until a search lowers the arena (then it starts over
+/// from the new top) or the band would hold more than kMaxBandItems items.
+/// Each attempt gets kBandAttemptShare of the work left. Until `budget` or
+/// `target`; deterministic. Returns the arena (offsets hold its packing);
+/// what the searches prove impossible concerns the band above its floors,
+/// never the segment.
+uint64_t improveTopBand(const Segment &seg, std::vector<uint64_t> &offsets,
+                        const Budget &budget, uint64_t target, uint64_t arena);
 
 //===----------------------------------------------------------------------===//
 // PackSearch.cpp

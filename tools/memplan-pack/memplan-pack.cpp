@@ -85,6 +85,13 @@ static cl::opt<bool> squeakyWheel(
              "1025-4096 buffers after a failed exact search (default true; "
              "--squeaky-wheel=false shows what it buys)"),
     cl::init(true), cl::cat(category));
+static cl::opt<bool> bandSearch(
+    "band-search",
+    cl::desc("best: take out the buffers at the top of the packing and pack "
+             "them again with the exact search, above the buffers left in "
+             "place, after the squeaky wheel (default true; "
+             "--band-search=false shows what it buys)"),
+    cl::init(true), cl::cat(category));
 static cl::opt<bool>
     quiet("quiet",
           cl::desc("No progress lines (best and exact print one to stderr at "
@@ -288,6 +295,7 @@ int main(int argc, char **argv) {
   options.timeLimitSeconds = timeLimit.getNumOccurrences() ? timeLimit : 0.0;
   options.repair = repair;
   options.squeakyWheel = squeakyWheel;
+  options.bandSearch = bandSearch;
   if (!capacityText.empty()) {
     uint64_t capacity;
     if (StringRef(capacityText).getAsInteger(10, capacity))

@@ -112,6 +112,12 @@ struct PackOptions {
   /// search that failed, before the probes. A switch so that tests and
   /// benchmarks can show what it buys.
   bool squeakyWheel = true;
+  /// Best: the canonical search on the band of items at the top of a
+  /// packing, above the items left in place (docs/Packing.md), on segments
+  /// too large for the canonical search after the squeaky wheel, and on
+  /// segments of 1025-4096 items after it, before the probes. A switch so
+  /// that tests and benchmarks can show what it buys.
+  bool bandSearch = true;
   /// Called by Best and Exact every 2^24 work units and once at the end
   /// (never by the greedy algorithms); for progress lines. It must not
   /// throw; what it does cannot change the plan.
