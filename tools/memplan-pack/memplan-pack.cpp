@@ -55,7 +55,8 @@ static const std::string workLimitHelp =
     "Bound of best and exact, in work units (default " +
     std::to_string(kDefaultPackWork) +
     ", about 1 s; 0: none). The same input and options give the same plan on "
-    "any machine";
+    "any machine. Each segment's first packing (the peak split, O(n log n)) "
+    "is made whatever the bound, and counted";
 static cl::opt<uint64_t> workLimit("work-limit", cl::desc(workLimitHelp),
                                    cl::init(kDefaultPackWork),
                                    cl::cat(category));
