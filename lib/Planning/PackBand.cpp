@@ -72,8 +72,14 @@ public:
     return value;
   }
 
-  /// About how many nodes one raise or query visits.
-  uint64_t nodesPerCall() const { return 4 * (llvm::Log2_64(leaves) + 1); }
+  /// About how many nodes one raise or query visits, and the nodes it
+  /// holds, for `n` leaves (before building one).
+  static uint64_t nodesPerCall(size_t n) {
+    return 4 * (llvm::Log2_64(llvm::PowerOf2Ceil(std::max<size_t>(n, 1))) + 1);
+  }
+  static uint64_t nodes(size_t n) {
+    return 2 * llvm::PowerOf2Ceil(std::max<size_t>(n, 1));
+  }
 
 private:
   size_t leaves;
@@ -145,11 +151,12 @@ uint64_t mlir::memplan::packing::improveTopBand(const Segment &seg,
     // more than twice the items of the band before.
     uint64_t depth = arena - target;
     for (size_t count = above; !lowered && count <= kMaxBandItems;) {
-      HighestOver tops(starts.size());
       const uint64_t selectWork = 2 * n + orderWork(count) +
-                                  n * tops.nodesPerCall() + 2 * starts.size();
+                                  n * HighestOver::nodesPerCall(starts.size()) +
+                                  HighestOver::nodes(starts.size());
       if (!budget.affords(selectWork))
         return arena;
+      HighestOver tops(starts.size());
       // The band's items in position order (their segment's start order),
       // and the highest top of the items left in place.
       Segment part{items, {}, 0, 0};
@@ -180,13 +187,14 @@ uint64_t mlir::memplan::packing::improveTopBand(const Segment &seg,
       if (problem.tooLarge)
         return arena;
       // At the target first, then halfway to it, then just below the
-      // arena; none below the items left in place. A packing found (the
-      // search writes the band's offsets) lowers the arena; the band then
-      // starts over from the top.
+      // arena (the band holds every item above the target, so the items
+      // left in place end at or below each). A packing found (the search
+      // writes the band's offsets) lowers the arena; the band then starts
+      // over from the top.
       const uint64_t caps[] = {target, target + (arena - target) / 2,
                                arena - 1};
       for (auto [k, cap] : llvm::enumerate(caps)) {
-        if (cap < keptTop || (k && cap == caps[k - 1]))
+        if (k && cap == caps[k - 1])
           continue;
         if (budget.expired())
           return arena;
@@ -200,14 +208,17 @@ uint64_t mlir::memplan::packing::improveTopBand(const Segment &seg,
       }
       if (count == n)
         break;
-      depth = depth > UINT64_MAX / 3 ? UINT64_MAX : depth + depth / 2;
+      // At least one byte deeper (an excess of one byte would otherwise
+      // never grow), and at least an eighth more items.
+      depth = depth > UINT64_MAX / 3 ? UINT64_MAX
+                                     : depth + std::max<uint64_t>(depth / 2, 1);
       const uint64_t band = depth >= arena ? 0 : arena - depth;
       size_t deeper = std::partition_point(byTop.begin(), byTop.end(),
                                            [&](const auto &entry) {
                                              return entry.first > band;
                                            }) -
                       byTop.begin();
-      count = std::min({std::max(deeper, count + 1), 2 * count, n});
+      count = std::min({std::max(deeper, count + count / 8 + 1), 2 * count, n});
     }
   }
   return arena;

@@ -795,7 +795,7 @@ uint64_t mlir::memplan::packing::packGreedy(const Segment &seg,
     if (!rule.kind) {
       // Charged in advance: a sweep cannot stop half way.
       if (!budget.affords(sweepWork(seg.ids.size())))
-        return best;
+        continue;
       arena = sweepStartOrder(seg, trial, rule.longestFirst);
       budget.charge(sweepWork(seg.ids.size()));
     } else {

@@ -222,8 +222,11 @@ std::vector<uint32_t> makePreorder(const SearchProblem &p, const char *keys,
 class CanonicalSearch {
 public:
   /// TooDeep: stopped at kMaxSearchDepth (more nodes would not help).
-  enum class Status { Found, Exhausted, Stopped, TooDeep };
+  /// Starved: stopped where the work left could not pay for a ranking or a
+  /// placement (another order would stop there too).
+  enum class Status { Found, Exhausted, Stopped, TooDeep, Starved };
 
+  /// `offsetsOut`: by local id, one per item of the problem.
   CanonicalSearch(const SearchProblem &problem, const char *keys,
                   uint64_t capacity, const Budget &budget, uint64_t nodeLimit,
                   std::vector<uint64_t> &offsetsOut);
@@ -254,7 +257,7 @@ private:
     for (uint32_t i : part.items)
       cost += p.secHi[i] - p.secLo[i];
     if (!budget.affords(cost)) {
-      stopped = true;
+      stopped = starved = true;
       return false;
     }
     uint64_t work = 0;
@@ -307,7 +310,7 @@ private:
   uint64_t placements = 0;
   std::vector<uint8_t> stale; // sections whose `low` needs a rescan
   uint64_t nodes = 0, arena = UINT64_MAX;
-  bool stopped = false;
+  bool stopped = false, starved = false;
   /// Nesting of dfs/solve: bounded by kMaxSearchDepth (the search stops,
   /// unproven, past it) so the stack it needs is bounded.
   uint32_t depth = 0;
@@ -376,19 +379,21 @@ CanonicalSearch::Status CanonicalSearch::run() {
   std::iota(all.items.begin(), all.items.end(), 0);
   if (solve(all)) {
     arena = 0;
-    for (uint32_t id : p.global)
-      arena = std::max(arena, offsetsOut[id] + p.items[id].size);
+    for (uint32_t i = 0; i < offsetsOut.size(); ++i)
+      arena = std::max(arena, offsetsOut[i] + p.item(i).size);
     return Status::Found;
   }
   if (tooDeep)
     return Status::TooDeep;
+  if (starved)
+    return Status::Starved;
   return stopped ? Status::Stopped : Status::Exhausted;
 }
 
 void CanonicalSearch::record() {
   for (uint32_t i = 0; i < placedAt.size(); ++i)
     if (placedAt[i] != kUnplaced)
-      offsetsOut[p.global[i]] = placedAt[i];
+      offsetsOut[i] = placedAt[i];
 }
 
 bool CanonicalSearch::solveSplit(const Part &part, ArrayRef<uint32_t> cuts) {
@@ -502,7 +507,7 @@ bool CanonicalSearch::dfs(const Part &part, uint64_t lastOffset,
     // The placement's propagation is charged as it runs: begun only when
     // the work left pays for the most it can cost.
     if (!budget.affords(p.placeWork[i])) {
-      stopped = true;
+      stopped = starved = true;
       return false;
     }
     budget.charge(p.overlaps[i].size());
@@ -628,7 +633,8 @@ mlir::memplan::packing::searchPortfolio(const SearchProblem &problem,
                                         std::vector<uint64_t> &offsets,
                                         const Budget &budget, uint64_t cap) {
   SearchOutcome out;
-  std::vector<uint64_t> trial(offsets);
+  // By local id: a failed search leaves `offsets` as it was.
+  std::vector<uint64_t> trial(problem.global.size());
   for (uint64_t limit = 2 * problem.global.size();;
        limit = limit > UINT64_MAX / kNodeLimitGrowth
                    ? UINT64_MAX
@@ -648,8 +654,14 @@ mlir::memplan::packing::searchPortfolio(const SearchProblem &problem,
       CanonicalSearch::Status status = search.run();
       if (status == CanonicalSearch::Status::Found) {
         out.arena = search.getArena();
-        for (uint32_t id : problem.global)
-          offsets[id] = trial[id];
+        for (auto [i, id] : llvm::enumerate(problem.global))
+          offsets[id] = trial[i];
+        return out;
+      }
+      if (status == CanonicalSearch::Status::Starved) {
+        // The work left could not pay for a step the search needed: every
+        // other order would stop there too.
+        out.starved = true;
         return out;
       }
       if (status == CanonicalSearch::Status::Exhausted) {

@@ -185,12 +185,15 @@ void improveSegment(const Segment &seg, SegmentSearch &state,
         improveBySqueaking(seg, offsets, budget.share(kSqueakAfterSearchShare),
                            goal, state.arena, state.index);
   state.index.reset();
-  // Then the band search, as on larger segments.
+  // Then the band search, as on larger segments, aiming no lower than what
+  // the decision search proved impossible.
+  const uint64_t bandGoal = std::max(goal, state.provenLow);
   if (options.algorithm == PackAlgorithm::Best && options.bandSearch &&
       !options.capacity && seg.ids.size() > kMinSqueakItems &&
-      state.arena > goal && !budget.expired())
-    state.arena = improveTopBand(
-        seg, offsets, budget.share(kBandAfterSearchShare), goal, state.arena);
+      state.arena > bandGoal && !budget.expired())
+    state.arena =
+        improveTopBand(seg, offsets, budget.share(kBandAfterSearchShare),
+                       bandGoal, state.arena);
   if (options.capacity)
     infeasible = decision.exhausted;
   else if (!decision.tooDeep)

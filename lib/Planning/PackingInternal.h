@@ -215,8 +215,9 @@ struct SearchOutcome {
   bool exhausted = false;
   /// The search nests too deep for this segment: no cap will do better.
   bool tooDeep = false;
-  /// Stopped before a search began: the work left could not pay for its
-  /// set-up (SearchProblem::setupWork).
+  /// Stopped because the work left could not pay for a search's set-up
+  /// (SearchProblem::setupWork), a part's ranking or a placement
+  /// (SearchProblem::placeWork): a larger slice may go on.
   bool starved = false;
 };
 

@@ -752,7 +752,19 @@ TEST(PackingTest, BandSearchKeepsValidLowerPackings) {
          const packing::Budget &budget, uint64_t target, uint64_t arena, int) {
         return packing::improveTopBand(seg, offsets, budget, target, arena);
       });
-  EXPECT_GE(lowered, 50);
+  EXPECT_GE(lowered, 150); // 190 of 200 when written
+  // One byte above its target: the band must still deepen (by at least a
+  // byte and an eighth more items each time) and end valid within its
+  // budget. It lowers none of these arenas (0 of 200 when written): a band
+  // of the highest tops rarely holds the buffers a top one rests on, and
+  // the attempts that stop unfinished each take half of the work left.
+  checkImprovement(
+      43, kImproveLimit + 1000,
+      [](const packing::Segment &seg, std::vector<uint64_t> &offsets,
+         const packing::Budget &budget, uint64_t target, uint64_t arena, int) {
+        return packing::improveTopBand(seg, offsets, budget,
+                                       std::max(target, arena - 1), arena);
+      });
 }
 
 TEST(PackingTest, GreedyAlgorithmsSpendNoSearchWork) {
