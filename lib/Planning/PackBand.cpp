@@ -36,38 +36,25 @@ public:
         whole(2 * leaves, 0), inside(2 * leaves, 0) {}
 
   void raise(size_t l, size_t r, uint64_t value) {
-    size_t first = l + leaves, last = r - 1 + leaves;
-    for (l += leaves, r += leaves; l < r; l >>= 1, r >>= 1) {
-      if (l & 1) {
-        whole[l] = std::max(whole[l], value);
-        inside[l] = std::max(inside[l], value);
-        ++l;
-      }
-      if (r & 1) {
-        --r;
-        whole[r] = std::max(whole[r], value);
-        inside[r] = std::max(inside[r], value);
-      }
-    }
-    // Every node above a canonical node holds one of the two end leaves.
-    for (size_t node = first >> 1; node; node >>= 1)
+    forEachCanonicalNode(leaves, l, r, [&](size_t node) {
+      whole[node] = std::max(whole[node], value);
       inside[node] = std::max(inside[node], value);
-    for (size_t node = last >> 1; node; node >>= 1)
+    });
+    // Every node above a canonical node holds one of the two end leaves.
+    for (size_t node = (l + leaves) >> 1; node; node >>= 1)
+      inside[node] = std::max(inside[node], value);
+    for (size_t node = (r - 1 + leaves) >> 1; node; node >>= 1)
       inside[node] = std::max(inside[node], value);
   }
 
   uint64_t highest(size_t l, size_t r) const {
     uint64_t value = 0;
-    size_t first = l + leaves, last = r - 1 + leaves;
-    for (l += leaves, r += leaves; l < r; l >>= 1, r >>= 1) {
-      if (l & 1)
-        value = std::max(value, inside[l++]);
-      if (r & 1)
-        value = std::max(value, inside[--r]);
-    }
-    for (size_t node = first; node; node >>= 1)
+    forEachCanonicalNode(leaves, l, r, [&](size_t node) {
+      value = std::max(value, inside[node]);
+    });
+    for (size_t node = l + leaves; node; node >>= 1)
       value = std::max(value, whole[node]);
-    for (size_t node = last; node; node >>= 1)
+    for (size_t node = r - 1 + leaves; node; node >>= 1)
       value = std::max(value, whole[node]);
     return value;
   }
@@ -113,20 +100,10 @@ uint64_t mlir::memplan::packing::improveTopBand(const Segment &seg,
   const uint64_t setup = n + 3 * orderWork(n);
   if (n == 0 || arena <= target || !budget.affords(setup))
     return arena;
-  std::vector<int64_t> starts;
-  starts.reserve(n);
-  for (uint32_t id : seg.ids)
-    starts.push_back(items[id].live.start);
-  llvm::sort(starts);
-  starts.erase(std::unique(starts.begin(), starts.end()), starts.end());
+  const StartLeaves starts(seg);
   std::vector<std::pair<uint32_t, uint32_t>> leaf(n);
-  for (size_t k = 0; k < n; ++k) {
-    const Interval &live = items[seg.ids[k]].live;
-    leaf[k] = {static_cast<uint32_t>(llvm::lower_bound(starts, live.start) -
-                                     starts.begin()),
-               static_cast<uint32_t>(llvm::lower_bound(starts, live.end) -
-                                     starts.begin())};
-  }
+  for (size_t k = 0; k < n; ++k)
+    leaf[k] = starts.range(items[seg.ids[k]].live);
   budget.charge(setup);
   std::vector<std::pair<uint64_t, uint32_t>> byTop(n); // (top, position)
   std::vector<uint8_t> taken(n);

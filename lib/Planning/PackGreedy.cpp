@@ -182,12 +182,22 @@ uint64_t firstFitOffset(const Segment &seg, const IntervalTree &tree,
 
 namespace mlir::memplan::packing {
 
-BusyIndex::BusyIndex(const Segment &seg) : items(seg.items) {
+StartLeaves::StartLeaves(const Segment &seg) {
   starts.reserve(seg.ids.size());
   for (uint32_t id : seg.ids)
-    starts.push_back(items[id].live.start);
+    starts.push_back(seg.items[id].live.start);
   llvm::sort(starts);
   starts.erase(std::unique(starts.begin(), starts.end()), starts.end());
+}
+
+std::pair<uint32_t, uint32_t> StartLeaves::range(const Interval &live) const {
+  size_t l = llvm::lower_bound(starts, live.start) - starts.begin();
+  size_t r = llvm::lower_bound(starts, live.end) - starts.begin();
+  assert(l < r && "an item lives at its own start");
+  return {static_cast<uint32_t>(l), static_cast<uint32_t>(r)};
+}
+
+BusyIndex::BusyIndex(const Segment &seg) : items(seg.items), starts(seg) {
   leaves = llvm::PowerOf2Ceil(std::max<size_t>(starts.size(), 1));
   here.resize(2 * leaves);
   within.resize(2 * leaves);
@@ -199,7 +209,7 @@ BusyIndex::BusyIndex(const Segment &seg) : items(seg.items) {
   if (seg.ids.size() * 4 >= items.size()) {
     leafOf.resize(items.size());
     for (uint32_t id : seg.ids)
-      leafOf[id] = searchLeaves(id);
+      leafOf[id] = starts.range(items[id].live);
   }
 }
 
@@ -214,26 +224,8 @@ uint64_t BusyIndex::nodesPerItem() const {
   return 2 * (llvm::Log2_64(leaves) + 1);
 }
 
-std::pair<uint32_t, uint32_t> BusyIndex::searchLeaves(uint32_t id) const {
-  const Interval &live = items[id].live;
-  size_t l = llvm::lower_bound(starts, live.start) - starts.begin();
-  size_t r = llvm::lower_bound(starts, live.end) - starts.begin();
-  assert(l < r && "an item lives at its own start");
-  return {static_cast<uint32_t>(l), static_cast<uint32_t>(r)};
-}
-
 std::pair<size_t, size_t> BusyIndex::leafRange(uint32_t id) const {
-  return leafOf.empty() ? searchLeaves(id) : leafOf[id];
-}
-
-template <typename Fn>
-void BusyIndex::forEachCanonical(size_t l, size_t r, Fn fn) const {
-  for (l += leaves, r += leaves; l < r; l >>= 1, r >>= 1) {
-    if (l & 1)
-      fn(l++);
-    if (r & 1)
-      fn(--r);
-  }
+  return leafOf.empty() ? starts.range(items[id].live) : leafOf[id];
 }
 
 bool BusyIndex::insert(llvm::SmallVectorImpl<Run> &runs, Run run) {
@@ -259,7 +251,8 @@ bool BusyIndex::insert(llvm::SmallVectorImpl<Run> &runs, Run run) {
 }
 
 void BusyIndex::add(size_t l, size_t r, Run run) {
-  forEachCanonical(l, r, [&](size_t node) { insert(here[node], run); });
+  forEachCanonicalNode(leaves, l, r,
+                       [&](size_t node) { insert(here[node], run); });
   // A node's `within` holds the union of its children's, so once the run
   // is covered at one node it is covered at every node above it.
   for (size_t node = l + leaves; node; node >>= 1)
@@ -274,7 +267,8 @@ uint64_t BusyIndex::place(uint32_t id, Fit fit, uint64_t &lists) {
     if (!runs.empty())
       sources.push_back({runs.begin(), runs.end()});
   };
-  forEachCanonical(l, r, [&](size_t node) { source(within[node]); });
+  forEachCanonicalNode(leaves, l, r,
+                       [&](size_t node) { source(within[node]); });
   for (size_t node = l + leaves; node; node >>= 1)
     source(here[node]);
   uint64_t size = items[id].size, alignment = items[id].alignment;

@@ -210,11 +210,9 @@ void improveSegment(const Segment &seg, SegmentSearch &state,
 /// found: D and J of MiniMalloc's suite reach 1.057 within 0.5 s, were
 /// 1.064–1.079 at 1 s). A probe that finds a packing lowers the incumbent;
 /// one that exhausts its tree proves every arena up to its cap impossible.
-/// `trial` is scratch space as large as `offsets`. Returns false once no
-/// round can lower the segment: proven optimal, too deep for any cap, or no
-/// search can begin with the work left.
-bool probeRound(const Segment &seg, SegmentSearch &state,
-                std::vector<uint64_t> &offsets, std::vector<uint64_t> &trial,
+/// Returns false once no round can lower the segment: proven optimal, too
+/// deep for any cap, or no search can begin with the work left.
+bool probeRound(SegmentSearch &state, std::vector<uint64_t> &offsets,
                 const Budget &budget) {
   for (double t : {0.5, 0.75, 0.875, 1.0}) {
     if (state.provenLow >= state.arena || budget.expired())
@@ -223,12 +221,13 @@ bool probeRound(const Segment &seg, SegmentSearch &state,
         state.provenLow +
         static_cast<uint64_t>(
             t * static_cast<double>(state.arena - 1 - state.provenLow));
-    SearchOutcome probe = searchPortfolio(
-        *state.problem, trial, budget.slice(state.sliceWork, state.slice), cap);
-    if (probe.arena < state.arena) {
+    // Writes the segment's offsets only when it finds a packing, whose
+    // arena is then at most cap, below the incumbent.
+    SearchOutcome probe =
+        searchPortfolio(*state.problem, offsets,
+                        budget.slice(state.sliceWork, state.slice), cap);
+    if (probe.arena <= cap) {
       state.arena = probe.arena;
-      for (uint32_t id : seg.ids)
-        offsets[id] = trial[id];
     } else if (probe.exhausted) {
       state.provenLow = std::max(state.provenLow, cap + 1);
     } else if (probe.tooDeep ||
@@ -397,9 +396,6 @@ static PackResult packOnThisStack(ArrayRef<PackItem> items,
     else
       settled = std::max(settled, state.arena);
   }
-  std::vector<uint64_t> trial;
-  if (!open.empty())
-    trial = result.offsets;
   while (!open.empty() && !budget.expired()) {
     // The highest, the first segment of the highest on ties.
     size_t top = 0;
@@ -409,7 +405,7 @@ static PackResult packOnThisStack(ArrayRef<PackItem> items,
     size_t k = open[top];
     if (states[k].arena <= settled)
       break;
-    if (!probeRound(segments[k], states[k], result.offsets, trial, budget)) {
+    if (!probeRound(states[k], result.offsets, budget)) {
       settled = std::max(settled, states[k].arena);
       open.erase(open.begin() + top);
     }

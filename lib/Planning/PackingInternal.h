@@ -225,6 +225,32 @@ struct SearchOutcome {
 // PackGreedy.cpp
 //===----------------------------------------------------------------------===//
 
+/// A segment's time cut at its distinct start times (BusyIndex, the band
+/// search): two items overlap in time exactly when both live at the later
+/// one's start, so item i covers the leaves [first start >= its start, first
+/// start >= its end), and two items overlap exactly when their ranges meet.
+struct StartLeaves {
+  explicit StartLeaves(const Segment &seg);
+  /// The leaves an item living over `live` covers (two binary searches).
+  std::pair<uint32_t, uint32_t> range(const Interval &live) const;
+  size_t size() const { return starts.size(); }
+
+  std::vector<int64_t> starts; // distinct, ascending
+};
+
+/// Calls `fn(node)` for the canonical nodes of leaves [l, r), bottom-up, of
+/// a segment tree stored as an array (node 1 the root, leaf k at
+/// `leaves` + k; `leaves` a power of two). Iterative.
+template <typename Fn>
+void forEachCanonicalNode(size_t leaves, size_t l, size_t r, Fn fn) {
+  for (l += leaves, r += leaves; l < r; l >>= 1, r >>= 1) {
+    if (l & 1)
+      fn(l++);
+    if (r & 1)
+      fn(--r);
+  }
+}
+
 /// Which gap a greedy placer takes: the smallest that fits (lowest offset
 /// on ties) or the lowest that fits.
 enum class Fit { Best, First };
@@ -269,8 +295,6 @@ public:
 
 private:
   std::pair<size_t, size_t> leafRange(uint32_t id) const;
-  /// leafRange by two binary searches over `starts`.
-  std::pair<uint32_t, uint32_t> searchLeaves(uint32_t id) const;
   /// Records `run` for an item over leaves [l, r).
   void add(size_t l, size_t r, Run run);
   /// First fit over `sources`, searched lazily (consumes them); `probes`
@@ -278,15 +302,13 @@ private:
   uint64_t firstFit(uint64_t size, uint64_t alignment, uint64_t &probes);
   /// Best fit over `sources`, merged; `lists` counts the ranges read.
   uint64_t bestFit(uint64_t size, uint64_t alignment, uint64_t &lists);
-  /// The canonical nodes of leaves [l, r), bottom-up.
-  template <typename Fn> void forEachCanonical(size_t l, size_t r, Fn fn) const;
   /// Adds `run` to the coalesced, sorted `runs`; false when a run there
   /// covered it already (nothing changed).
   static bool insert(llvm::SmallVectorImpl<Run> &runs, Run run);
 
   ArrayRef<PackItem> items;
-  std::vector<int64_t> starts; // distinct, ascending: the leaves
-  size_t leaves = 1;           // a power of two >= starts.size()
+  StartLeaves starts;
+  size_t leaves = 1; // a power of two >= starts.size()
   /// Each item's leafRange, by item index, on large segments (else empty).
   std::vector<std::pair<uint32_t, uint32_t>> leafOf;
   std::vector<llvm::SmallVector<Run, 0>> here, within;
@@ -409,7 +431,8 @@ uint64_t improveTopBand(const Segment &seg, std::vector<uint64_t> &offsets,
 /// The canonical search with restarts: rounds over the static orders with
 /// a node limit growing kNodeLimitGrowth-fold each round, until `budget`
 /// or the first arena <= cap. `exhausted` means no arena <= cap exists (each
-/// run is complete whatever the order).
+/// run is complete whatever the order). `offsets` (indexed by item) changes
+/// only when a packing is found, and then only for the problem's items.
 SearchOutcome searchPortfolio(const SearchProblem &problem,
                               std::vector<uint64_t> &offsets,
                               const Budget &budget, uint64_t cap);
