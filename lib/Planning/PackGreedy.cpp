@@ -852,13 +852,15 @@ constexpr double kSqueak = 2.0;
 /// Priorities are scaled down by 2^kSqueakRescale (exactly) once one passes
 /// 2^kSqueakRescale, far from overflow (each pass multiplies by 3 at most).
 constexpr int kSqueakRescale = 512;
-/// Passes in a row without a lower arena before the squeaky wheel stops.
+/// Passes in a row without a lower arena before the squeaky wheel stops, or
+/// starts over (up to `maxRestarts` times).
 constexpr unsigned kMaxSqueakStall = 128;
 
 // Declared (and documented) in PackingInternal.h.
 uint64_t mlir::memplan::packing::improveBySqueaking(
     const Segment &seg, std::vector<uint64_t> &offsets, const Budget &budget,
-    uint64_t target, uint64_t best, std::optional<BusyIndex> &cached) {
+    uint64_t target, uint64_t best, std::optional<BusyIndex> &cached,
+    uint64_t seed, unsigned maxRestarts) {
   const auto &items = seg.items;
   const size_t n = seg.ids.size();
   if (!cached)
@@ -881,8 +883,23 @@ uint64_t mlir::memplan::packing::improveBySqueaking(
   // the bound (on 10^5 items it is about 2 * 10^6 units).
   const uint64_t setup = n + orderWork(n) + index.lists();
   const double ceiling = std::ldexp(1.0, kSqueakRescale);
-  for (unsigned stall = 0;
-       best > target && stall < kMaxSqueakStall && !budget.expired(); ++stall) {
+  // The restarts' noise: the top 53 bits of mt19937_64, as the random
+  // orders draw it (the same on any machine).
+  std::mt19937_64 rng(seed ^ 0x5eed5e9a11f00dULL);
+  unsigned restarts = 0;
+  for (unsigned stall = 0; best > target && !budget.expired(); ++stall) {
+    if (stall == kMaxSqueakStall) {
+      // Stalled: start over from the sizes times a noise in [0.5, 1.5)
+      // (n units), the incumbent kept.
+      if (restarts == maxRestarts || !budget.affords(n + setup))
+        break;
+      ++restarts;
+      for (size_t k = 0; k < n; ++k)
+        key[k] = static_cast<double>(items[seg.ids[k]].size) *
+                 (0.5 + static_cast<double>(rng() >> 11) * 0x1p-53);
+      budget.charge(n);
+      stall = 0;
+    }
     if (!budget.affords(setup))
       break;
     for (size_t k = 0; k < n; ++k)

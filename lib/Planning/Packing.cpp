@@ -83,6 +83,14 @@ constexpr double kSqueakShare = 0.85;
 /// (1.0862 with it), hence the floor (docs/benchmarks.md).
 constexpr double kSqueakAfterSearchShare = 0.6;
 constexpr size_t kMinSqueakItems = 1024;
+/// There, once it stalls, the squeaky wheel starts over from noisy sizes up
+/// to this many times, within the same share: on the small set of
+/// bench/pack_suite.py the mean excess went from 0.00616 to 0.00410 (planted
+/// 8000 pieces, seed 3: 1.0217 to 1.0047 x LB), none higher. Not on larger
+/// segments: there the band search and the repair after it need the work
+/// (held-out set: 0.00208 to 0.00228, five arenas at LB to two, when it
+/// restarted there too; docs/benchmarks.md).
+constexpr unsigned kMaxSqueakRestarts = 64;
 /// There, after the squeaky wheel, the band search gets this share of the
 /// work left before the probes. On the small set of bench/pack_suite.py the
 /// mean excess went from 0.00678 to 0.00616 (0.00606 with half the work
@@ -135,8 +143,8 @@ bool searchable(const Segment &seg, const PackOptions &options) {
 /// canonical search at the goal with kDecisionShare of it (all of it in
 /// decision mode) and are kept for the probes when it fails (Best, on a
 /// segment of more than kMinSqueakItems buffers, first gives the squeaky
-/// wheel kSqueakAfterSearchShare of what is left, then the band search
-/// kBandAfterSearchShare of the rest); larger ones get randomized greedy
+/// wheel, with restarts, kSqueakAfterSearchShare of what is left, then the band
+/// search kBandAfterSearchShare of the rest); larger ones get randomized greedy
 /// orders (kRandomShare at most), then the squeaky wheel (kSqueakShare of
 /// what they left), then the band search until it stalls, then the repair
 /// with the rest. Sets `infeasible` when the capacity is proven too small.
@@ -150,8 +158,10 @@ void improveSegment(const Segment &seg, SegmentSearch &state,
         options.squeakyWheel ? budget.share(kRandomShare) : budget, goal,
         options.seed, state.arena, state.index);
     if (options.squeakyWheel && state.arena > goal && !budget.expired())
-      state.arena = improveBySqueaking(seg, offsets, budget.share(kSqueakShare),
-                                       goal, state.arena, state.index);
+      state.arena =
+          improveBySqueaking(seg, offsets, budget.share(kSqueakShare), goal,
+                             state.arena, state.index, options.seed,
+                             /*maxRestarts=*/0);
     state.index.reset();
     if (options.bandSearch && state.arena > goal && !budget.expired())
       state.arena = improveTopBand(seg, offsets, budget, goal, state.arena);
@@ -181,9 +191,9 @@ void improveSegment(const Segment &seg, SegmentSearch &state,
   if (options.algorithm == PackAlgorithm::Best && options.squeakyWheel &&
       !options.capacity && seg.ids.size() > kMinSqueakItems &&
       !budget.expired())
-    state.arena =
-        improveBySqueaking(seg, offsets, budget.share(kSqueakAfterSearchShare),
-                           goal, state.arena, state.index);
+    state.arena = improveBySqueaking(
+        seg, offsets, budget.share(kSqueakAfterSearchShare), goal, state.arena,
+        state.index, options.seed, kMaxSqueakRestarts);
   state.index.reset();
   // Then the band search, as on larger segments, aiming no lower than what
   // the decision search proved impossible.

@@ -373,12 +373,15 @@ uint64_t packGreedy(const Segment &seg, std::vector<uint64_t> &offsets,
 /// proportion to how far above (kSqueak), so the items that make the arena
 /// come earlier next time. A pass stops once its arena is halfway past the
 /// incumbent's excess over the target (the items placed so far still
-/// squeak). Until `budget`, `target`, or kMaxSqueakStall passes in a row
-/// without a lower arena; deterministic (no random draws). Returns the
-/// arena; offsets hold the best packing.
+/// squeak). After kMaxSqueakStall passes in a row without a lower arena it
+/// starts over, up to `maxRestarts` times, from new priorities: each item's
+/// size times a noise in [0.5, 1.5) drawn from `seed` (mt19937_64, so the
+/// same on any machine). Until `budget`, `target`, or a stall with no
+/// restart left. Returns the arena; offsets hold the best packing.
 uint64_t improveBySqueaking(const Segment &seg, std::vector<uint64_t> &offsets,
                             const Budget &budget, uint64_t target,
-                            uint64_t best, std::optional<BusyIndex> &index);
+                            uint64_t best, std::optional<BusyIndex> &index,
+                            uint64_t seed, unsigned maxRestarts);
 
 /// Best's randomized improvement of a segment's packing (`offsets`, arena
 /// `best`): random size orders (size times a noise in [0.5, 1.5), placed by

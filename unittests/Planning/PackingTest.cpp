@@ -722,26 +722,62 @@ TEST(PackingTest, SqueakyWheelKeepsValidLowerPackings) {
   // Within its budget up to one placement. The second run places through an
   // index a whole run has used before (what Best does: the rules, the
   // random orders and the squeaky wheel share one): the same plan, the same
-  // work.
-  std::optional<packing::BusyIndex> fresh, reused;
-  int lowered = checkImprovement(
-      21, kImproveLimit + 10000,
-      [&](const packing::Segment &seg, std::vector<uint64_t> &offsets,
-          const packing::Budget &budget, uint64_t target, uint64_t arena,
-          int run) {
-        if (run == 0) {
-          fresh.reset();
-          reused.reset();
-          uint64_t used = 0;
-          packing::Budget warm(used, kImproveLimit, 0);
-          std::vector<uint64_t> scratch = offsets;
-          packing::improveBySqueaking(seg, scratch, warm, target, arena,
-                                      reused);
-        }
-        return packing::improveBySqueaking(seg, offsets, budget, target, arena,
-                                           run == 1 ? reused : fresh);
-      });
-  EXPECT_GE(lowered, 100);
+  // work. Without restarts (segments too large for the search) and with
+  // them (after the search).
+  for (unsigned restarts : {0u, 4u}) {
+    std::optional<packing::BusyIndex> fresh, reused;
+    int lowered = checkImprovement(
+        21, kImproveLimit + 10000,
+        [&](const packing::Segment &seg, std::vector<uint64_t> &offsets,
+            const packing::Budget &budget, uint64_t target, uint64_t arena,
+            int run) {
+          if (run == 0) {
+            fresh.reset();
+            reused.reset();
+            uint64_t used = 0;
+            packing::Budget warm(used, kImproveLimit, 0);
+            std::vector<uint64_t> scratch = offsets;
+            packing::improveBySqueaking(seg, scratch, warm, target, arena,
+                                        reused, /*seed=*/1, restarts);
+          }
+          return packing::improveBySqueaking(seg, offsets, budget, target,
+                                             arena, run == 1 ? reused : fresh,
+                                             /*seed=*/1, restarts);
+        });
+    EXPECT_GE(lowered, 100) << restarts << " restarts";
+  }
+}
+
+TEST(PackingTest, SqueakyWheelRestartsNeverRaiseTheArena) {
+  // The restarts begin where the squeaky wheel without them stops (its
+  // first stall), so with the same budget they end at or below it; they
+  // must lower some arenas, or they only spend work.
+  std::mt19937_64 rng(23);
+  int lowered = 0;
+  for (int iter = 0; iter < 200; ++iter) {
+    std::vector<PackItem> items = randomInstance(rng, 80, 40, 1000, 2);
+    packing::Segment seg{items, {}, 0, 0};
+    std::vector<uint64_t> start;
+    uint64_t startArena = firstFitDecreasing(seg, start);
+    uint64_t target = packLowerBound(items);
+    uint64_t arena[2];
+    // A budget that binds on some instances, one that never does.
+    uint64_t limit = iter % 2 ? kImproveLimit / 8 : 20 * kImproveLimit;
+    for (unsigned restarts : {0u, 4u}) {
+      std::vector<uint64_t> offsets = start;
+      uint64_t used = 0;
+      packing::Budget budget(used, limit, 0);
+      std::optional<packing::BusyIndex> index;
+      arena[restarts != 0] =
+          packing::improveBySqueaking(seg, offsets, budget, target, startArena,
+                                      index, /*seed=*/1, restarts);
+      ASSERT_TRUE(bruteForceValid(items, offsets, arena[restarts != 0]))
+          << "instance " << iter;
+    }
+    EXPECT_LE(arena[1], arena[0]) << "instance " << iter;
+    lowered += arena[1] < arena[0];
+  }
+  EXPECT_GE(lowered, 40); // 57 of 200 when written
 }
 
 TEST(PackingTest, BandSearchKeepsValidLowerPackings) {
