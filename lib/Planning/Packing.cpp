@@ -186,11 +186,13 @@ void improveSegment(const Segment &seg, SegmentSearch &state,
   if (decision.exhausted)
     state.provenLow = goal + 1;
   // The search could not reach the goal: on a segment of more than
-  // kMinSqueakItems buffers the squeaky wheel may still lower the incumbent
-  // before the probes (on smaller ones the probes do better alone).
-  if (options.algorithm == PackAlgorithm::Best && options.squeakyWheel &&
-      !options.capacity && seg.ids.size() > kMinSqueakItems &&
-      !budget.expired())
+  // kMinSqueakItems buffers the squeaky wheel and the band search may still
+  // lower the incumbent before the probes (on smaller ones the probes do
+  // better alone). Not in decision mode, where the decision search has had
+  // all the work.
+  const bool polish = options.algorithm == PackAlgorithm::Best &&
+                      !options.capacity && seg.ids.size() > kMinSqueakItems;
+  if (polish && options.squeakyWheel && !budget.expired())
     state.arena = improveBySqueaking(
         seg, offsets, budget.share(kSqueakAfterSearchShare), goal, state.arena,
         state.index, options.seed, kMaxSqueakRestarts);
@@ -198,9 +200,8 @@ void improveSegment(const Segment &seg, SegmentSearch &state,
   // Then the band search, as on larger segments, aiming no lower than what
   // the decision search proved impossible.
   const uint64_t bandGoal = std::max(goal, state.provenLow);
-  if (options.algorithm == PackAlgorithm::Best && options.bandSearch &&
-      !options.capacity && seg.ids.size() > kMinSqueakItems &&
-      state.arena > bandGoal && !budget.expired())
+  if (polish && options.bandSearch && state.arena > bandGoal &&
+      !budget.expired())
     state.arena =
         improveTopBand(seg, offsets, budget.share(kBandAfterSearchShare),
                        bandGoal, state.arena);
