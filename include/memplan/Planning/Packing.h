@@ -117,7 +117,8 @@ struct PackOptions {
   /// too large for the canonical search after the squeaky wheel, and (not in
   /// decision mode) on segments of 1025-4096 items whose decision search
   /// failed, after the squeaky wheel, before the probes (not where the
-  /// search problem is too large to build: no phase runs there). A switch so that tests and benchmarks can show what it buys.
+  /// search problem is too large to build: no phase runs there). A switch so
+  /// that tests and benchmarks can show what it buys.
   bool bandSearch = true;
   /// Called by Best and Exact every 2^24 work units and once at the end
   /// (never by the greedy algorithms); for progress lines. It must not
