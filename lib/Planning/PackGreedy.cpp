@@ -665,13 +665,6 @@ std::vector<uint32_t> makeOrder(const Segment &seg, OrderKind kind) {
   llvm_unreachable("the start order is seg.ids");
 }
 
-/// Work units charged for one sweep over `n` items (or the peak split's two
-/// half sweeps): each item is allocated from and released to the free
-/// space's two ordered trees, about 20 times the cost of a level of a
-/// sort (measured: 80 ms for 10^5 items on the CI machine, docs/Packing.md).
-constexpr uint64_t kSweepWeight = 20;
-uint64_t sweepWork(size_t n) { return kSweepWeight * orderWork(n); }
-
 /// The first chunk of a random order sorted before any of it is placed.
 constexpr size_t kFirstRandomChunk = 256;
 
@@ -711,12 +704,16 @@ placeRandomOrder(BusyIndex &index, const Segment &seg, ArrayRef<double> sizes,
     auto last = keyed.end() - first > static_cast<ptrdiff_t>(chunk)
                     ? first + chunk
                     : keyed.end();
-    if (last != keyed.end()) {
+    // Selected and sorted only when the work left pays for it.
+    uint64_t chunkWork = orderWork(last - first);
+    if (last != keyed.end())
+      chunkWork += 3 * (keyed.end() - first);
+    if (!budget.affords(chunkWork))
+      return std::nullopt;
+    if (last != keyed.end())
       std::nth_element(first, last, keyed.end(), before);
-      budget.charge(3 * (keyed.end() - first));
-    }
     std::sort(first, last, before);
-    budget.charge(orderWork(last - first));
+    budget.charge(chunkWork);
     for (; first != last; ++first)
       if (!placeNext(index, seg.items, first->second, offsets, &budget, cutoff,
                      Fit::First, count, arena))
@@ -833,6 +830,10 @@ uint64_t mlir::memplan::packing::improveRandomly(
     sizes.push_back(static_cast<double>(seg.items[id].size));
   for (unsigned stall = 0;
        best > target && stall < kMaxStall && !budget.expired(); ++stall) {
+    // An order's keys and the index's lists cleared, charged before they
+    // are done: begun only when the work left pays for them.
+    if (!budget.affords(3 * seg.ids.size() + index.lists()))
+      break;
     std::optional<uint64_t> arena =
         placeRandomOrder(index, seg, sizes, rng, trial, budget, best);
     if (arena && *arena < best) {
@@ -876,7 +877,10 @@ uint64_t mlir::memplan::packing::improveBySqueaking(
   for (size_t k = 0; k < n; ++k)
     key[k] = static_cast<double>(items[seg.ids[k]].size);
   std::vector<std::pair<double, uint32_t>> order(n); // (key, position)
-  // The index (its start times sorted) and the keys.
+  // The index (its start times sorted) and the keys, charged before the
+  // passes: none begins unless the work left pays for them.
+  if (!budget.affords(n + orderWork(n)))
+    return best;
   budget.charge(n + orderWork(n));
   // A pass's set-up: the keys copied and sorted, the index's lists cleared.
   // Charged before it is done, so checked first: stop rather than run past

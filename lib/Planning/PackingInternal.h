@@ -18,6 +18,7 @@
 #include "memplan/Planning/Packing.h"
 
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/MathExtras.h"
 
@@ -144,10 +145,47 @@ inline uint64_t orderWork(size_t n) {
   return n * (llvm::Log2_64_Ceil(n + 1) + 1);
 }
 
+/// Work units charged for one sweep over `n` items (or the peak split's two
+/// half sweeps): each item is allocated from and released to the free
+/// space's two ordered trees, about 20 times the cost of a level of a
+/// sort (measured: 80 ms for 10^5 items on the CI machine, docs/Packing.md).
+constexpr uint64_t kSweepWeight = 20;
+inline uint64_t sweepWork(size_t n) { return kSweepWeight * orderWork(n); }
+
 /// packAlignedLowerBound where some size is not a multiple of its alignment,
 /// 0 otherwise (the bound is then the peak, which the caller has): pack()
 /// needs only this part, its segments' peaks being computed already.
 uint64_t paddedLowerBound(ArrayRef<PackItem> items);
+
+/// Items merged into composites (PackCoalesce.cpp): item i lies at offset
+/// `at[i]` inside composite `of[i]`, so a packing of `items` is one of the
+/// original items with item i at offset(of[i]) + at[i]. Empty when nothing
+/// merges.
+struct Coalesced {
+  std::vector<PackItem> items;
+  std::vector<uint32_t> of;
+  std::vector<uint64_t> at;
+};
+
+/// Merges, until neither applies (at most 32 rounds of each): items with
+/// the same lifetime into a stack (the most aligned first, each at the
+/// lowest aligned offset above the one before), and an item with one of the
+/// same size that starts when it ends into a chain (at the same offset).
+/// Every packing of the composites is a packing of `items`, at the same
+/// live bytes at every time up to alignment padding inside a stack; not
+/// every packing of `items` is one of the composites. No chain joins two
+/// time segments (at a segmentStarts time), so each composite lies in one
+/// segment of `items`. Adds its work (about four sorts of the items in the
+/// first round, less after) to `work`, and begins no round that could take
+/// it past `workCap` or once `stop` says so (the composites made until then
+/// are kept). Deterministic; O(n log n) a round.
+Coalesced coalesce(
+    ArrayRef<PackItem> items, uint64_t &work, uint64_t workCap = UINT64_MAX,
+    llvm::function_ref<bool()> stop = [] { return false; });
+
+/// The start time of every time segment of `items` (where no lifetime
+/// crosses), ascending; adds a sort's work to `work`.
+std::vector<int64_t> segmentStarts(ArrayRef<PackItem> items, uint64_t &work);
 
 /// The items of one independent time segment and how to place them.
 struct Segment {

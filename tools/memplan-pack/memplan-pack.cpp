@@ -93,6 +93,17 @@ static cl::opt<bool> bandSearch(
              "place, after the squeaky wheel (default true; "
              "--band-search=false shows what it buys)"),
     cl::init(true), cl::cat(category));
+static cl::opt<bool> coalesce(
+    "coalesce",
+    cl::desc("best (not with --capacity): where the rules leave segments "
+             "above the lower bound, also pack their buffers merged into "
+             "composites (buffers with the same lifetime stacked, a buffer "
+             "and one of its size that starts when it ends at one offset): "
+             "the search on the buffers gets half of the work left, the "
+             "composites the rest, and each segment keeps the lower of its "
+             "two packings (default true; --coalesce=false shows what it "
+             "buys)"),
+    cl::init(true), cl::cat(category));
 static cl::opt<bool>
     quiet("quiet",
           cl::desc("No progress lines (best and exact print one to stderr at "
@@ -297,6 +308,7 @@ int main(int argc, char **argv) {
   options.repair = repair;
   options.squeakyWheel = squeakyWheel;
   options.bandSearch = bandSearch;
+  options.coalesce = coalesce;
   if (!capacityText.empty()) {
     uint64_t capacity;
     if (StringRef(capacityText).getAsInteger(10, capacity))

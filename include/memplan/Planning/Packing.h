@@ -120,6 +120,14 @@ struct PackOptions {
   /// search problem is too large to build: no phase runs there). A switch so
   /// that tests and benchmarks can show what it buys.
   bool bandSearch = true;
+  /// Best, not in decision mode: where the rules leave segments above the
+  /// lower bound, also pack their items merged into composites (items with
+  /// the same lifetime stacked, an item and one of its size that starts when
+  /// it ends chained at one offset): the search on the items then gets half
+  /// of the work left, the composites the rest, and each segment keeps the
+  /// lower of its two packings (docs/Packing.md). A switch so that tests and
+  /// benchmarks can show what it buys.
+  bool coalesce = true;
   /// Called by Best and Exact every 2^24 work units and once at the end
   /// (never by the greedy algorithms); for progress lines. It must not
   /// throw; what it does cannot change the plan.
