@@ -987,8 +987,21 @@ TEST(PackingTest, BestWithCoalescingFindsTheOptimum) {
     uint64_t optimum = bruteForceOptimum(items);
     uint64_t work = 0;
     packing::Coalesced c = packing::coalesce(items, work);
-    if (!c.items.empty() && c.items.size() <= 6)
-      restricted += bruteForceOptimum(c.items) > optimum;
+    bool narrower = !c.items.empty() && c.items.size() <= 6 &&
+                    bruteForceOptimum(c.items) > optimum;
+    restricted += narrower;
+    // Where the composites' optimum is above the items', a search that
+    // exhausts the composites proves a bound no packing of the items obeys:
+    // at any bound, none may be claimed.
+    for (uint64_t limit = 100; narrower && limit <= 8000; limit += 100) {
+      PackOptions few;
+      few.workLimit = limit;
+      PackResult f = pack(items, few);
+      ASSERT_TRUE(bruteForceValid(items, f.offsets, f.arena))
+          << "instance " << iter;
+      ASSERT_LE(f.provenLowerBound, optimum) << "instance " << iter;
+      ASSERT_GE(f.arena, optimum) << "instance " << iter;
+    }
     PackOptions options;
     options.timeLimitSeconds = 10;
     PackResult r = pack(items, options);
