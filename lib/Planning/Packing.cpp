@@ -532,7 +532,8 @@ static PackResult packCoalesced(ArrayRef<PackItem> items,
         merged = coalesce(sub, work, cap, [&] { return budget.overTime(); });
         if (!merged.items.empty() && cap != UINT64_MAX &&
             (1.0 - kItemsShare) * static_cast<double>(cap - work) <
-                static_cast<double>(2 * sweepWork(merged.items.size())))
+                static_cast<double>(2 * sweepWork(merged.items.size()) +
+                                    2 * orderWork(sub.size())))
           merged = Coalesced();
         return merged.items.empty() ? 1.0 : kItemsShare;
       });
@@ -564,10 +565,14 @@ static PackResult packCoalesced(ArrayRef<PackItem> items,
   PackOptions second = options;
   if (options.workLimit)
     second.workLimit = options.workLimit - own.work - choice;
-  if (options.timeLimitSeconds > 0)
+  if (options.timeLimitSeconds > 0) {
+    // Read once more: 0 or less would mean no clock at all.
     second.timeLimitSeconds =
         options.timeLimitSeconds -
         std::chrono::duration<double>(Clock::now() - begin).count();
+    if (second.timeLimitSeconds <= 0)
+      return finish();
+  }
   if (options.progress)
     second.progress = [&](const PackProgress &p) {
       PackProgress q = last;
