@@ -320,6 +320,7 @@ Coalesced mlir::memplan::packing::coalesce(ArrayRef<PackItem> items,
   Coalesced result;
   if (roots.size() == items.size())
     return result;
+  result.segmentStarts = std::move(cuts);
   // The composites in the order of their first buffer (deterministic, and
   // close to the input's order).
   std::vector<uint32_t> rootOf(forest.node.size());

@@ -358,9 +358,9 @@ static PackResult packOnThisStack(ArrayRef<PackItem> items,
     for (auto [seg, state] : llvm::zip(segments, states))
       if (state.arena > goal)
         aboveIds.insert(aboveIds.end(), seg.ids.begin(), seg.ids.end());
-  if (!aboveIds.empty() && budget.affords(orderWork(aboveIds.size()))) {
+  uint64_t units = orderWork(aboveIds.size());
+  if (!aboveIds.empty() && budget.affords(units)) {
     llvm::sort(aboveIds);
-    uint64_t units = orderWork(aboveIds.size());
     double share = beforeSearch(aboveIds, budget, units);
     budget.charge(units);
     if (share < 1.0)
@@ -500,11 +500,6 @@ constexpr double kItemsShare = 0.5;
 static PackResult packCoalesced(ArrayRef<PackItem> items,
                                 const PackOptions &options) {
   auto begin = Clock::now();
-  auto overTime = [&] {
-    return options.timeLimitSeconds > 0 &&
-           std::chrono::duration<double>(Clock::now() - begin).count() >=
-               options.timeLimitSeconds;
-  };
   // Progress: one run after the other, counted as one: the work before a
   // run added; while the composites are packed, the items' arena, lower
   // bound and segments (all decided); `done` only at the end.
@@ -552,27 +547,25 @@ static PackResult packCoalesced(ArrayRef<PackItem> items,
   // The composites' run makes each segment's first packing (the peak
   // split, two half sweeps) whatever its bound: not begun where the work
   // left cannot pay for that and as much again, so that the whole run stays
-  // within the bound, nor past the time limit.
-  // The choice between the two packings after it is reserved: a sort of
-  // the coalesced items and a search for each.
+  // within the bound, nor once the time limit is reached (a limit of 0
+  // would mean no clock). The choice between the two packings after it is
+  // reserved (a search for each coalesced item: at most a sort's work; the
+  // reserve is twice that, the callback's share decision counted with it).
   const uint64_t choice = 2 * orderWork(sub.size());
-  if (merged.items.empty() || own.optimal || overTime() ||
+  PackOptions second = options;
+  if (options.timeLimitSeconds > 0)
+    second.timeLimitSeconds =
+        options.timeLimitSeconds -
+        std::chrono::duration<double>(Clock::now() - begin).count();
+  if (merged.items.empty() || own.optimal ||
+      (options.timeLimitSeconds > 0 && second.timeLimitSeconds <= 0) ||
       (options.workLimit && (own.work >= options.workLimit ||
                              options.workLimit - own.work <
                                  2 * sweepWork(merged.items.size()) + choice)))
     return finish();
   before = own.work;
-  PackOptions second = options;
   if (options.workLimit)
     second.workLimit = options.workLimit - own.work - choice;
-  if (options.timeLimitSeconds > 0) {
-    // Read once more: 0 or less would mean no clock at all.
-    second.timeLimitSeconds =
-        options.timeLimitSeconds -
-        std::chrono::duration<double>(Clock::now() - begin).count();
-    if (second.timeLimitSeconds <= 0)
-      return finish();
-  }
   if (options.progress)
     second.progress = [&](const PackProgress &p) {
       PackProgress q = last;
@@ -586,7 +579,7 @@ static PackResult packCoalesced(ArrayRef<PackItem> items,
   PackResult composites = packOnThisStack(merged.items, second);
   own.work += composites.work;
   // Each coalesced segment keeps the lower of its two packings.
-  std::vector<int64_t> cuts = segmentStarts(sub, own.work);
+  ArrayRef<int64_t> cuts = merged.segmentStarts;
   auto segmentOf = [&](size_t j) {
     return static_cast<size_t>(llvm::upper_bound(cuts, sub[j].live.start) -
                                cuts.begin() - 1);

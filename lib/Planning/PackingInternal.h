@@ -159,12 +159,14 @@ uint64_t paddedLowerBound(ArrayRef<PackItem> items);
 
 /// Items merged into composites (PackCoalesce.cpp): item i lies at offset
 /// `at[i]` inside composite `of[i]`, so a packing of `items` is one of the
-/// original items with item i at offset(of[i]) + at[i]. Empty when nothing
-/// merges.
+/// original items with item i at offset(of[i]) + at[i]; `segmentStarts`
+/// is segmentStarts(the original items), each composite lying in one of
+/// those segments. Empty when nothing merges.
 struct Coalesced {
   std::vector<PackItem> items;
   std::vector<uint32_t> of;
   std::vector<uint64_t> at;
+  std::vector<int64_t> segmentStarts;
 };
 
 /// Merges, until neither applies (at most 32 rounds of each): items with

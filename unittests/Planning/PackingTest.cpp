@@ -1044,28 +1044,3 @@ TEST(PackingTest, BestWithCoalescingFindsTheOptimum) {
   // 50 of these 600 when written.
   EXPECT_GT(chosen, 25);
 }
-
-TEST(PackingTest, BestWithNothingToCoalesceIsUnchanged) {
-  // Where no two items share a lifetime and none hands its size on, Best
-  // packs as it does without coalescing (it only pays for looking).
-  std::mt19937_64 rng(17);
-  int compared = 0;
-  for (int iter = 0; iter < 3000 && compared < 300; ++iter) {
-    std::vector<PackItem> items = randomInstance(rng, 8, 16, 16, 1);
-    uint64_t work = 0;
-    if (!packing::coalesce(items, work).items.empty())
-      continue;
-    ++compared;
-    PackOptions options;
-    options.timeLimitSeconds = 10;
-    PackResult on = pack(items, options);
-    options.coalesce = false;
-    PackResult off = pack(items, options);
-    ASSERT_EQ(on.arena, off.arena) << "instance " << iter;
-    ASSERT_EQ(on.optimal, off.optimal) << "instance " << iter;
-    ASSERT_EQ(on.provenLowerBound, off.provenLowerBound) << "instance " << iter;
-    ASSERT_TRUE(bruteForceValid(items, on.offsets, on.arena))
-        << "instance " << iter;
-  }
-  EXPECT_EQ(compared, 300);
-}
