@@ -790,12 +790,17 @@ uint64_t mlir::memplan::packing::packGreedy(const Segment &seg,
       arena = sweepStartOrder(seg, trial, rule.longestFirst);
       budget.charge(sweepWork(seg.ids.size()));
     } else {
+      // The order is charged in advance (the start order is seg.ids
+      // itself: copied, not sorted).
+      const uint64_t orderUnits = *rule.kind == OrderKind::Start
+                                      ? seg.ids.size()
+                                      : orderWork(seg.ids.size());
+      if (!budget.affords(orderUnits))
+        continue;
       if (!index)
         index.emplace(seg);
       std::vector<uint32_t> order = makeOrder(seg, *rule.kind);
-      // The start order is seg.ids itself: copied, not sorted.
-      budget.charge(*rule.kind == OrderKind::Start ? order.size()
-                                                   : orderWork(order.size()));
+      budget.charge(orderUnits);
       arena = placeInOrder(*index, seg.items, order, trial, &budget, best,
                            rule.fit);
     }

@@ -74,7 +74,7 @@ mlir::memplan::packing::SearchProblem::SearchProblem(const Segment &seg,
     // memberships and pairs (charging them had taken an exact run on 10^5
     // buffers 0.7 % past its bound).
     tooLarge = true;
-    buildWork = orderWork(n);
+    buildWork = countingWork(n);
     return;
   }
   // What a search's set-up costs (CanonicalSearch: its state, then the

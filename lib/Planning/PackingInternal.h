@@ -211,6 +211,11 @@ struct SearchProblem {
   explicit SearchProblem(const Segment &seg, uint64_t affordable = UINT64_MAX,
                          ArrayRef<uint64_t> floors = {});
 
+  /// What counting the memberships and pairs of `n` items costs (a sort of
+  /// them), done whatever `affordable`: buildWork is at most `affordable`
+  /// or this, so a caller that can pay for this stays within its bound.
+  static uint64_t countingWork(size_t n) { return orderWork(n); }
+
   const PackItem &item(uint32_t local) const { return items[global[local]]; }
 
   ArrayRef<PackItem> items;
@@ -235,7 +240,7 @@ struct SearchProblem {
   /// the ranking of every item): searchPortfolio begins none it cannot pay.
   uint64_t setupWork = 0;
   /// The work units building it took: items, memberships and pairs (or,
-  /// when tooLarge, counting them: a sort of the items).
+  /// when tooLarge, counting them: countingWork).
   uint64_t buildWork = 0;
 };
 
