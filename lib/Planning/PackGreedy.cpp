@@ -11,6 +11,7 @@
 
 #include "PackingInternal.h"
 
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/ErrorHandling.h"
@@ -741,12 +742,80 @@ uint64_t mlir::memplan::packing::packRule(const Segment &seg,
 /// Random orders tried without improvement before Best gives up early.
 constexpr unsigned kMaxStall = 256;
 
+/// The seeded fit (docs/Packing.md): its first seed, its largest, and the
+/// share of the work left each seed's search gets. Chosen on the three sets
+/// of bench/pack_suite.py: seeds from 128 or 512 and shares of 0.05 or 0.2
+/// did no better on all three (docs/benchmarks.md). Seeds of 4096 lowered
+/// one arena there by one byte, and the search on one ran about 5 times
+/// slower per work unit than the search is charged (its candidates' sort is
+/// not charged: 140 ms for 1.4 * 10^7 units on a 10^5-buffer irregular
+/// trace, whose 1 s target they put at risk).
+constexpr size_t kFirstSeed = 256;
+constexpr size_t kMaxSeed = 2048;
+constexpr double kSeedSearchShare = 0.1;
+/// Segments of at most this many items get no seeded fit: the search on
+/// the whole segment follows the rules there (on MiniMalloc's J, of 409
+/// buffers, a seed of 256 took work the probes need: 1.0569 -> 1.0600 x LB).
+constexpr size_t kMinSeededItems = 1024;
+
+/// One seeded fit: the `count` largest items (the first of `bySize`)
+/// packed by the canonical search at `target` with kSeedSearchShare of the
+/// work left; where it packs them (`packed`), every item of the segment is
+/// placed by first fit: those first, in the order of the offsets the search
+/// gave them (ties by index), then the others in `rest`. Returns the arena,
+/// or nullopt (as placeInOrder; also where the search does not pack them or
+/// the work left cannot pay for a step). Each step whose cost is known is
+/// begun only when the work left pays for it.
+std::optional<uint64_t> seededFit(const Segment &seg, ArrayRef<uint32_t> bySize,
+                                  ArrayRef<uint32_t> rest, size_t count,
+                                  BusyIndex &index,
+                                  std::vector<uint64_t> &offsets,
+                                  const Budget &budget, uint64_t target,
+                                  uint64_t cutoff, bool &packed) {
+  packed = false;
+  const size_t n = seg.ids.size();
+  if (!budget.affords(orderWork(count) + SearchProblem::countingWork(count)))
+    return std::nullopt;
+  // The seed in start order, ties by index, as a segment's items are.
+  Segment seed{seg.items, {bySize.begin(), bySize.begin() + count}, 0, 0};
+  const auto &items = seg.items;
+  llvm::sort(seed.ids, [&](uint32_t a, uint32_t b) {
+    return std::make_pair(items[a].live.start, a) <
+           std::make_pair(items[b].live.start, b);
+  });
+  budget.charge(orderWork(count));
+  SearchProblem problem(seed, budget.workAffordable());
+  budget.charge(problem.buildWork);
+  if (problem.tooLarge)
+    return std::nullopt;
+  // Writes the seed's offsets only when it packs them.
+  SearchOutcome outcome =
+      searchPortfolio(problem, offsets, budget.share(kSeedSearchShare), target);
+  if (outcome.arena > target)
+    return std::nullopt;
+  packed = true;
+  if (!budget.affords(orderWork(count) + 3 * n))
+    return std::nullopt;
+  std::vector<uint32_t> order = std::move(seed.ids);
+  llvm::sort(order, [&](uint32_t a, uint32_t b) {
+    return std::make_pair(offsets[a], a) < std::make_pair(offsets[b], b);
+  });
+  // Membership only (never iterated): the order does not depend on the
+  // set's layout.
+  llvm::DenseSet<uint32_t> inSeed(order.begin(), order.end());
+  order.reserve(n);
+  for (uint32_t id : rest)
+    if (!inSeed.contains(id))
+      order.push_back(id);
+  budget.charge(orderWork(count) + 3 * n);
+  return placeInOrder(index, items, order, offsets, &budget, cutoff,
+                      Fit::First);
+}
+
 // Declared (and documented) in PackingInternal.h.
-uint64_t mlir::memplan::packing::packGreedy(const Segment &seg,
-                                            std::vector<uint64_t> &offsets,
-                                            const Budget &budget,
-                                            uint64_t target,
-                                            std::optional<BusyIndex> &index) {
+uint64_t mlir::memplan::packing::packGreedy(
+    const Segment &seg, std::vector<uint64_t> &offsets, const Budget &budget,
+    uint64_t target, std::optional<BusyIndex> &index, bool seeded) {
   // The peak split first: on training traces (nested activations around
   // one peak) it reaches the bound in one O(n log n) pass.
   uint64_t best = sweepFromPeak(seg, seg.peakStep, offsets);
@@ -761,18 +830,46 @@ uint64_t mlir::memplan::packing::packGreedy(const Segment &seg,
     for (uint32_t id : seg.ids)
       offsets[id] = trial[id];
   };
+  // The seeded fits, seeds doubling from kFirstSeed while the search packs
+  // them (a larger seed was the better on planted traces, as long as the
+  // search could pack it).
+  auto seededFits = [&] {
+    const size_t n = seg.ids.size();
+    if (n <= kMinSeededItems || !budget.affords(2 * orderWork(n)))
+      return;
+    if (!index)
+      index.emplace(seg);
+    std::vector<uint32_t> bySize = makeOrder(seg, OrderKind::Size);
+    std::vector<uint32_t> rest = makeOrder(seg, OrderKind::Octave);
+    budget.charge(2 * orderWork(n));
+    for (size_t count = kFirstSeed;
+         count < n && count <= kMaxSeed && best > target && !budget.expired();
+         count *= 2) {
+      bool packed = false;
+      std::optional<uint64_t> arena =
+          seededFit(seg, bySize, rest, count, *index, trial, budget, target,
+                    best, packed);
+      if (arena && *arena < best)
+        keep(*arena);
+      if (!packed)
+        return;
+    }
+  };
   // The start-order sweep (greedy-time, cheap) and first fit decreasing,
   // the strongest classic rule on irregular traces (docs/benchmarks.md),
   // come first: a large segment may run out of work before the later rules.
-  // Then the size classes, the longest-lived first within each, which beat
-  // it on many irregular and planted traces (docs/Packing.md).
+  // Then the seeded fits, then the size classes, the longest-lived first
+  // within each, which beat it on many irregular and planted traces
+  // (docs/Packing.md).
   struct Rule {
     std::optional<OrderKind> kind; // none: a start-order sweep
     Fit fit;
     bool longestFirst;
+    bool seededFits = false;
   };
   const Rule rules[] = {{std::nullopt, Fit::Best, false},
                         {OrderKind::Size, Fit::First, false},
+                        {std::nullopt, Fit::First, false, true},
                         {OrderKind::Octave, Fit::First, false},
                         {OrderKind::EighthOctave, Fit::First, false},
                         {std::nullopt, Fit::Best, true},
@@ -783,7 +880,10 @@ uint64_t mlir::memplan::packing::packGreedy(const Segment &seg,
                         {OrderKind::Start, Fit::First, false}};
   for (const Rule &rule : rules) {
     std::optional<uint64_t> arena;
-    if (!rule.kind) {
+    if (rule.seededFits) {
+      if (seeded)
+        seededFits();
+    } else if (!rule.kind) {
       // Charged in advance: a sweep cannot stop half way.
       if (!budget.affords(sweepWork(seg.ids.size())))
         continue;

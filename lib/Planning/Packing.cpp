@@ -343,7 +343,7 @@ static PackResult packOnThisStack(ArrayRef<PackItem> items,
           packGreedy(seg, result.offsets,
                      budget.share(static_cast<double>(seg.ids.size()) /
                                   static_cast<double>(itemsLeft)),
-                     goal, state.index);
+                     goal, state.index, options.seededFit);
       // Kept only for the improvement of a segment too large for the
       // search (the memory of every segment's index at once could be a
       // hundred bytes an item).

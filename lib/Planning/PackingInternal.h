@@ -391,7 +391,11 @@ uint64_t packRule(const Segment &seg, PackAlgorithm algorithm,
                   std::vector<uint64_t> &offsets);
 
 /// The greedy rules for one segment, in this order: the peak split, the
-/// start-order sweep, first fit decreasing, first fit by size class (octaves,
+/// start-order sweep, first fit decreasing, the seeded fits (when `seeded`,
+/// on segments of more than 1024 items: the 256, 512, ... 2048 largest
+/// items packed by the canonical search at `target`, while it packs them,
+/// and every item placed by first fit, those first in the order of their
+/// offsets, then the others by size class), first fit by size class (octaves,
 /// then eighths of an octave; the longest-lived first within a class), the
 /// start-order sweep with the longest-lived first at equal starts, then best
 /// fit by size, size x lifetime, lifetime and start, and first fit by start;
@@ -409,7 +413,7 @@ uint64_t packRule(const Segment &seg, PackAlgorithm algorithm,
 /// own), the rules and the random orders never did.
 uint64_t packGreedy(const Segment &seg, std::vector<uint64_t> &offsets,
                     const Budget &budget, uint64_t target,
-                    std::optional<BusyIndex> &index);
+                    std::optional<BusyIndex> &index, bool seeded);
 
 /// Best's squeaky-wheel improvement of a segment's packing (`offsets`, arena
 /// `best`; Joslin and Clements' squeaky wheel optimization applied to first

@@ -93,6 +93,14 @@ static cl::opt<bool> bandSearch(
              "place, after the squeaky wheel (default true; "
              "--band-search=false shows what it buys)"),
     cl::init(true), cl::cat(category));
+static cl::opt<bool> seededFit(
+    "seeded-fit",
+    cl::desc("best and exact, among the rules, on a segment of more than "
+             "1024 buffers: pack its 256, 512, 1024, 2048 largest buffers with "
+             "the exact search at the lower bound (while it packs them), then "
+             "place every other buffer around them by first fit (default "
+             "true; --seeded-fit=false shows what it buys)"),
+    cl::init(true), cl::cat(category));
 static cl::opt<bool> coalesce(
     "coalesce",
     cl::desc("best (not with --capacity): where the rules leave segments "
@@ -308,6 +316,7 @@ int main(int argc, char **argv) {
   options.repair = repair;
   options.squeakyWheel = squeakyWheel;
   options.bandSearch = bandSearch;
+  options.seededFit = seededFit;
   options.coalesce = coalesce;
   if (!capacityText.empty()) {
     uint64_t capacity;

@@ -120,6 +120,12 @@ struct PackOptions {
   /// search problem is too large to build: no phase runs there). A switch so
   /// that tests and benchmarks can show what it buys.
   bool bandSearch = true;
+  /// Best and Exact, among the rules, on segments of more than 1024 items:
+  /// the seeded fits (the 256, 512, ... largest items packed by the
+  /// canonical search at the lower bound while it packs them, the others
+  /// placed around them by first fit; docs/Packing.md). A switch so that
+  /// tests and benchmarks can show what it buys.
+  bool seededFit = true;
   /// Best, not in decision mode: where the rules leave segments above the
   /// lower bound, also pack their items merged into composites (items with
   /// the same lifetime stacked, an item and one of its size that starts when
