@@ -758,21 +758,25 @@ constexpr double kSeedSearchShare = 0.1;
 /// buffers, a seed of 256 took work the probes need: 1.0569 -> 1.0600 x LB).
 constexpr size_t kMinSeededItems = 1024;
 
+namespace {
+
 /// One seeded fit: the `count` largest items (the first of `bySize`)
 /// packed by the canonical search at `target` with kSeedSearchShare of the
-/// work left; where it packs them (`packed`), every item of the segment is
-/// placed by first fit: those first, in the order of the offsets the search
-/// gave them (ties by index), then the others in `rest`. Returns the arena,
-/// or nullopt (as placeInOrder; also where the search does not pack them or
+/// work left; where it packs them, every item of the segment is placed by
+/// first fit: those first, in the order of the offsets the search gave them
+/// (ties by index), then the others in `rest`. Returns the arena, or
+/// nullopt (as placeInOrder; also where the search does not pack them or
 /// the work left cannot pay for a step). Each step whose cost is known is
-/// begun only when the work left pays for it.
+/// begun only when the work left pays for it. `larger`: whether a larger
+/// seed may do better (the search packed this one, and the work left paid
+/// for its placement).
 std::optional<uint64_t> seededFit(const Segment &seg, ArrayRef<uint32_t> bySize,
                                   ArrayRef<uint32_t> rest, size_t count,
                                   BusyIndex &index,
                                   std::vector<uint64_t> &offsets,
                                   const Budget &budget, uint64_t target,
-                                  uint64_t cutoff, bool &packed) {
-  packed = false;
+                                  uint64_t cutoff, bool &larger) {
+  larger = false;
   const size_t n = seg.ids.size();
   if (!budget.affords(orderWork(count) + SearchProblem::countingWork(count)))
     return std::nullopt;
@@ -791,11 +795,10 @@ std::optional<uint64_t> seededFit(const Segment &seg, ArrayRef<uint32_t> bySize,
   // Writes the seed's offsets only when it packs them.
   SearchOutcome outcome =
       searchPortfolio(problem, offsets, budget.share(kSeedSearchShare), target);
-  if (outcome.arena > target)
+  if (outcome.arena > target ||
+      !budget.affords(orderWork(count) + 3 * n + index.lists()))
     return std::nullopt;
-  packed = true;
-  if (!budget.affords(orderWork(count) + 3 * n))
-    return std::nullopt;
+  larger = true;
   std::vector<uint32_t> order = std::move(seed.ids);
   llvm::sort(order, [&](uint32_t a, uint32_t b) {
     return std::make_pair(offsets[a], a) < std::make_pair(offsets[b], b);
@@ -811,6 +814,8 @@ std::optional<uint64_t> seededFit(const Segment &seg, ArrayRef<uint32_t> bySize,
   return placeInOrder(index, items, order, offsets, &budget, cutoff,
                       Fit::First);
 }
+
+} // namespace
 
 // Declared (and documented) in PackingInternal.h.
 uint64_t mlir::memplan::packing::packGreedy(
@@ -831,8 +836,8 @@ uint64_t mlir::memplan::packing::packGreedy(
       offsets[id] = trial[id];
   };
   // The seeded fits, seeds doubling from kFirstSeed while the search packs
-  // them (a larger seed was the better on planted traces, as long as the
-  // search could pack it).
+  // them and the work left pays for their placement (a larger seed was the
+  // better on planted traces, as long as the search could pack it).
   auto seededFits = [&] {
     const size_t n = seg.ids.size();
     if (n <= kMinSeededItems || !budget.affords(2 * orderWork(n)))
@@ -845,13 +850,13 @@ uint64_t mlir::memplan::packing::packGreedy(
     for (size_t count = kFirstSeed;
          count < n && count <= kMaxSeed && best > target && !budget.expired();
          count *= 2) {
-      bool packed = false;
+      bool larger = false;
       std::optional<uint64_t> arena =
           seededFit(seg, bySize, rest, count, *index, trial, budget, target,
-                    best, packed);
+                    best, larger);
       if (arena && *arena < best)
         keep(*arena);
-      if (!packed)
+      if (!larger)
         return;
     }
   };
@@ -891,14 +896,15 @@ uint64_t mlir::memplan::packing::packGreedy(
       budget.charge(sweepWork(seg.ids.size()));
     } else {
       // The order is charged in advance (the start order is seg.ids
-      // itself: copied, not sorted).
+      // itself: copied, not sorted),
+      // and so is the clearing of the index that placeInOrder begins with.
       const uint64_t orderUnits = *rule.kind == OrderKind::Start
                                       ? seg.ids.size()
                                       : orderWork(seg.ids.size());
-      if (!budget.affords(orderUnits))
-        continue;
       if (!index)
         index.emplace(seg);
+      if (!budget.affords(orderUnits + index->lists()))
+        continue;
       std::vector<uint32_t> order = makeOrder(seg, *rule.kind);
       budget.charge(orderUnits);
       arena = placeInOrder(*index, seg.items, order, trial, &budget, best,

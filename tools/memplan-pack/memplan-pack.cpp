@@ -96,10 +96,12 @@ static cl::opt<bool> bandSearch(
 static cl::opt<bool> seededFit(
     "seeded-fit",
     cl::desc("best and exact, among the rules, on a segment of more than "
-             "1024 buffers: pack its 256, 512, 1024, 2048 largest buffers with "
-             "the exact search at the lower bound (while it packs them), then "
-             "place every other buffer around them by first fit (default "
-             "true; --seeded-fit=false shows what it buys)"),
+             "1024 buffers: pack its 256, 512, 1024, 2048 largest buffers "
+             "(fewer than the segment's) with the exact search at the lower "
+             "bound, the aligned bound or the capacity (while it packs them), "
+             "then place every other buffer around them by first fit; kept "
+             "where lower (default true; --seeded-fit=false shows what it "
+             "buys)"),
     cl::init(true), cl::cat(category));
 static cl::opt<bool> coalesce(
     "coalesce",

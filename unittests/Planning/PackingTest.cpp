@@ -557,8 +557,9 @@ TEST(PackingTest, BestStaysWithinItsWorkBound) {
   // One segment of 3000 buffers (the canonical search takes it: then the
   // squeaky wheel, the band search and the probes; with the composites too),
   // and one of 6000 (random orders, the squeaky wheel, the band search, the
-  // repair). Each step whose cost is known in advance (a sort, a sweep, a
-  // search problem's counting) begins only when the work left pays for it;
+  // repair); both get the seeded fits among the rules. Each step whose cost
+  // is known in advance (a sort, a sweep, a search problem's counting, the
+  // clearing of the busy index) begins only when the work left pays for it;
   // a placement is charged once made, so a run may end past the bound by
   // one placement's scan. The segment's first packing is made whatever the
   // bound (counted), so the bounds start there.

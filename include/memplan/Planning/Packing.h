@@ -48,7 +48,8 @@ enum class PackAlgorithm {
   FirstFitSize,
   /// Start order, lowest gap that fits (the lifetime-order rule).
   FirstFitStart,
-  /// The peak split, sweeps and greedy orders, then (segments of at most
+  /// The peak split, sweeps and greedy orders (and the seeded fits, which
+  /// search the largest buffers), then (segments of at most
   /// 4096 buffers) the canonical search at the lower bound and probes above
   /// it, or (larger ones) randomized orders, until the time limit or until
   /// the arena equals the lower bound. The default (docs/Packing.md).
@@ -121,10 +122,12 @@ struct PackOptions {
   /// that tests and benchmarks can show what it buys.
   bool bandSearch = true;
   /// Best and Exact, among the rules, on segments of more than 1024 items:
-  /// the seeded fits (the 256, 512, ... largest items packed by the
-  /// canonical search at the lower bound while it packs them, the others
-  /// placed around them by first fit; docs/Packing.md). A switch so that
-  /// tests and benchmarks can show what it buys.
+  /// the seeded fits (the 256, 512, 1024, 2048 largest items, fewer than
+  /// the segment's, packed by the canonical search at the goal, the lower
+  /// bound, the aligned bound or the capacity, while it packs them; the
+  /// others placed around them by first fit; kept only where lower;
+  /// docs/Packing.md). A switch so that tests and benchmarks can show what
+  /// it buys.
   bool seededFit = true;
   /// Best, not in decision mode: where the rules leave segments above the
   /// lower bound, also pack their items merged into composites (items with
