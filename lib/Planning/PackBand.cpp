@@ -131,7 +131,7 @@ uint64_t mlir::memplan::packing::improveTopBand(const Segment &seg,
       const uint64_t selectWork = 2 * n + orderWork(count) +
                                   n * HighestOver::nodesPerCall(starts.size()) +
                                   HighestOver::nodes(starts.size());
-      if (!budget.affords(selectWork + SearchProblem::countingWork(count)))
+      if (!budget.affords(selectWork))
         return arena;
       HighestOver tops(starts.size());
       // The band's items in position order (their segment's start order),

@@ -778,7 +778,7 @@ std::optional<uint64_t> seededFit(const Segment &seg, ArrayRef<uint32_t> bySize,
                                   uint64_t cutoff, bool &larger) {
   larger = false;
   const size_t n = seg.ids.size();
-  if (!budget.affords(orderWork(count) + SearchProblem::countingWork(count)))
+  if (!budget.affords(orderWork(count)))
     return std::nullopt;
   // The seed in start order, ties by index, as a segment's items are.
   Segment seed{seg.items, {bySize.begin(), bySize.begin() + count}, 0, 0};
@@ -835,24 +835,50 @@ uint64_t mlir::memplan::packing::packGreedy(
     for (uint32_t id : seg.ids)
       offsets[id] = trial[id];
   };
+  const size_t n = seg.ids.size();
+  // The size order and the size-class order, made once for every step that
+  // places in them: first fit decreasing, best fit by size and the seeds;
+  // first fit by size class and the buffers around a seed.
+  std::vector<uint32_t> bySize, byClass, scratch;
+  // The order of `kind`, made and charged (the start order is seg.ids
+  // itself: copied, not sorted) unless an earlier step made it; nullptr,
+  // with nothing made, where the work left cannot pay for that and `then`.
+  auto orderOf = [&](OrderKind kind,
+                     uint64_t then) -> const std::vector<uint32_t> * {
+    std::vector<uint32_t> &slot = kind == OrderKind::Size     ? bySize
+                                  : kind == OrderKind::Octave ? byClass
+                                                              : scratch;
+    const bool made = &slot != &scratch && !slot.empty();
+    const uint64_t units = made                       ? 0
+                           : kind == OrderKind::Start ? n
+                                                      : orderWork(n);
+    if (!budget.affords(units + then))
+      return nullptr;
+    if (!made) {
+      slot = makeOrder(seg, kind);
+      budget.charge(units);
+    }
+    return &slot;
+  };
   // The seeded fits, seeds doubling from kFirstSeed while the search packs
   // them and the work left pays for their placement (a larger seed was the
   // better on planted traces, as long as the search could pack it).
   auto seededFits = [&] {
-    const size_t n = seg.ids.size();
-    if (n <= kMinSeededItems || !budget.affords(2 * orderWork(n)))
+    if (n <= kMinSeededItems)
+      return;
+    const std::vector<uint32_t> *size = orderOf(OrderKind::Size, 0);
+    const std::vector<uint32_t> *rest =
+        size ? orderOf(OrderKind::Octave, 0) : nullptr;
+    if (!rest)
       return;
     if (!index)
       index.emplace(seg);
-    std::vector<uint32_t> bySize = makeOrder(seg, OrderKind::Size);
-    std::vector<uint32_t> rest = makeOrder(seg, OrderKind::Octave);
-    budget.charge(2 * orderWork(n));
     for (size_t count = kFirstSeed;
          count < n && count <= kMaxSeed && best > target && !budget.expired();
          count *= 2) {
       bool larger = false;
       std::optional<uint64_t> arena =
-          seededFit(seg, bySize, rest, count, *index, trial, budget, target,
+          seededFit(seg, *size, *rest, count, *index, trial, budget, target,
                     best, larger);
       if (arena && *arena < best)
         keep(*arena);
@@ -890,24 +916,19 @@ uint64_t mlir::memplan::packing::packGreedy(
         seededFits();
     } else if (!rule.kind) {
       // Charged in advance: a sweep cannot stop half way.
-      if (!budget.affords(sweepWork(seg.ids.size())))
+      if (!budget.affords(sweepWork(n)))
         continue;
       arena = sweepStartOrder(seg, trial, rule.longestFirst);
-      budget.charge(sweepWork(seg.ids.size()));
+      budget.charge(sweepWork(n));
     } else {
-      // The order is charged in advance (the start order is seg.ids
-      // itself: copied, not sorted),
-      // and so is the clearing of the index that placeInOrder begins with.
-      const uint64_t orderUnits = *rule.kind == OrderKind::Start
-                                      ? seg.ids.size()
-                                      : orderWork(seg.ids.size());
+      // The order is paid for in advance, and so is the clearing of the
+      // index that placeInOrder begins with.
       if (!index)
         index.emplace(seg);
-      if (!budget.affords(orderUnits + index->lists()))
+      const std::vector<uint32_t> *order = orderOf(*rule.kind, index->lists());
+      if (!order)
         continue;
-      std::vector<uint32_t> order = makeOrder(seg, *rule.kind);
-      budget.charge(orderUnits);
-      arena = placeInOrder(*index, seg.items, order, trial, &budget, best,
+      arena = placeInOrder(*index, seg.items, *order, trial, &budget, best,
                            rule.fit);
     }
     if (arena && *arena < best)

@@ -37,6 +37,13 @@ mlir::memplan::packing::SearchProblem::SearchProblem(const Segment &seg,
   assert((floors.empty() || floors.size() == seg.ids.size()) &&
          "one floor per item");
   size_t n = global.size();
+  // Counting the memberships and pairs below costs about a sort of the
+  // items, whatever is built after: not begun where `affordable` cannot
+  // pay for it.
+  if (orderWork(n) > affordable) {
+    tooLarge = true;
+    return;
+  }
   std::vector<int64_t> points;
   points.reserve(2 * n);
   for (uint32_t id : global) {
@@ -74,7 +81,7 @@ mlir::memplan::packing::SearchProblem::SearchProblem(const Segment &seg,
     // memberships and pairs (charging them had taken an exact run on 10^5
     // buffers 0.7 % past its bound).
     tooLarge = true;
-    buildWork = countingWork(n);
+    buildWork = orderWork(n);
     return;
   }
   // What a search's set-up costs (CanonicalSearch: its state, then the

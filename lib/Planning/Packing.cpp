@@ -170,8 +170,6 @@ void improveSegment(const Segment &seg, SegmentSearch &state,
           repairTop(seg, offsets, budget, goal, options.seed, state.arena);
     return;
   }
-  if (!budget.affords(SearchProblem::countingWork(seg.ids.size())))
-    return;
   auto problem = std::make_unique<SearchProblem>(seg, budget.workAffordable());
   budget.charge(problem->buildWork);
   // Too large, or the work left cannot build it (the bound is then all but

@@ -202,19 +202,15 @@ struct Segment {
 /// sections between event points; item i lives in sections [secLo, secHi).
 struct SearchProblem {
   /// Builds nothing (sets tooLarge) where the overlap pairs or section
-  /// memberships would exceed kMaxSearchEntries or building them would cost
-  /// more than `affordable` work units. `floors` (empty, or one per item of
-  /// seg.ids, in that order): the offset each item may not go below (the
-  /// tops of items fixed elsewhere that it overlaps in time, improveTopBand);
-  /// a search then decides whether the items fit between their floors and
-  /// the capacity, which says nothing about the segment as a whole.
+  /// memberships would exceed kMaxSearchEntries or counting or building
+  /// them would cost more than `affordable` work units (buildWork, what it
+  /// charges, is then at most `affordable` too). `floors` (empty, or one per
+  /// item of seg.ids, in that order): the offset each item may not go below
+  /// (the tops of items fixed elsewhere that it overlaps in time,
+  /// improveTopBand); a search then decides whether the items fit between their
+  /// floors and the capacity, which says nothing about the segment as a whole.
   explicit SearchProblem(const Segment &seg, uint64_t affordable = UINT64_MAX,
                          ArrayRef<uint64_t> floors = {});
-
-  /// What counting the memberships and pairs of `n` items costs (a sort of
-  /// them), done whatever `affordable`: buildWork is at most `affordable`
-  /// or this, so a caller that can pay for this stays within its bound.
-  static uint64_t countingWork(size_t n) { return orderWork(n); }
 
   const PackItem &item(uint32_t local) const { return items[global[local]]; }
 
@@ -240,7 +236,8 @@ struct SearchProblem {
   /// the ranking of every item): searchPortfolio begins none it cannot pay.
   uint64_t setupWork = 0;
   /// The work units building it took: items, memberships and pairs (or,
-  /// when tooLarge, counting them: countingWork).
+  /// when tooLarge, counting them: a sort of the items; 0 when even that
+  /// was not affordable).
   uint64_t buildWork = 0;
 };
 
