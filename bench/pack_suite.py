@@ -27,8 +27,13 @@ tuned on (--set):
                         buffers): ps1-ps6 planted, 6000 pieces, drop 0.5;
                         pm1-pm3 planted, 8000 pieces, drop 0.8; ir1-ir3
                         irregular, 3000 buffers
+  large (12 traces)     about 10^5 buffers, where the rules take most of
+                        the work bound: PL1-PL6 planted, 200000 pieces,
+                        drop 0.5, seeds 1-6; PM1 planted, 500000 pieces,
+                        drop 0.8; IR1-IR5 irregular, 100000 buffers, seeds
+                        1-5 (generating them takes a few minutes)
 
-usage: bench/pack_suite.py [--set=suite|held-out|small] [BINARY ...]
+usage: bench/pack_suite.py [--set=suite|held-out|small|large] [BINARY ...]
   (default: the suite, build/bin/memplan-pack)
   The binaries take turns on each trace, so that they are timed under the
   same conditions (the machine's speed drifts); the arenas do not depend on
@@ -77,6 +82,12 @@ def small():
             irregular("ir%d", 3000, range(1, 4)))
 
 
+def large():
+    return (planted("PL%d", 200000, "0.5", range(1, 7)) +
+            planted("PM%d", 500000, "0.8", (1,)) +
+            irregular("IR%d", 100000, range(1, 6)))
+
+
 def suite():
     return (irregular("ir%d", 10000, range(1, 7)) +
             planted("pl%d", 20000, "0.5", range(1, 7)) +
@@ -105,7 +116,8 @@ def pack(binary, csv):
 
 def main():
     args = sys.argv[1:]
-    sets = {"suite": suite, "held-out": held_out, "small": small}
+    sets = {"suite": suite, "held-out": held_out, "small": small,
+            "large": large}
     chosen = "suite"
     if args and args[0].startswith("--set="):
         chosen = args.pop(0)[len("--set="):]

@@ -51,7 +51,8 @@ llvm::cl::ValuesClass mlir::memplan::packAlgorithmValues() {
        value(PackAlgorithm::Best,
              "greedy portfolio, then the canonical search (default)"),
        value(PackAlgorithm::Exact,
-             "the canonical search on every segment, whatever its size")});
+             "the canonical search on every segment, whatever its size "
+             "(where it can be built)")});
 }
 
 std::optional<std::string>

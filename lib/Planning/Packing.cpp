@@ -135,6 +135,30 @@ bool searchable(const Segment &seg, const PackOptions &options) {
          seg.ids.size() <= kMaxSearchItems;
 }
 
+/// Phase one after the rules for a segment too large for the canonical
+/// search: randomized greedy orders (kRandomShare of `budget` at most), then
+/// the squeaky wheel (kSqueakShare of what they left), then the band search
+/// until it stalls, then the repair with the rest (each where its option is
+/// on), until the goal.
+void improveLarge(const Segment &seg, SegmentSearch &state,
+                  std::vector<uint64_t> &offsets, const Budget &budget,
+                  uint64_t goal, const PackOptions &options) {
+  state.arena = improveRandomly(
+      seg, offsets, options.squeakyWheel ? budget.share(kRandomShare) : budget,
+      goal, options.seed, state.arena, state.index);
+  if (options.squeakyWheel && state.arena > goal && !budget.expired())
+    state.arena =
+        improveBySqueaking(seg, offsets, budget.share(kSqueakShare), goal,
+                           state.arena, state.index, options.seed,
+                           /*maxRestarts=*/0);
+  state.index.reset();
+  if (options.bandSearch && state.arena > goal && !budget.expired())
+    state.arena = improveTopBand(seg, offsets, budget, goal, state.arena);
+  if (options.repair && state.arena > goal && !budget.expired())
+    state.arena =
+        repairTop(seg, offsets, budget, goal, options.seed, state.arena);
+}
+
 /// Phase one of Best and Exact after the rules, for a segment they left above
 /// its goal (the larger of the lower bound and the aligned bound, or
 /// the capacity in decision mode; or what the whole arena is already sure
@@ -144,38 +168,30 @@ bool searchable(const Segment &seg, const PackOptions &options) {
 /// decision mode) and are kept for the probes when it fails (Best, on a
 /// segment of more than kMinSqueakItems buffers, first gives the squeaky
 /// wheel, with restarts, kSqueakAfterSearchShare of what is left, then the band
-/// search kBandAfterSearchShare of the rest); larger ones get randomized greedy
-/// orders (kRandomShare at most), then the squeaky wheel (kSqueakShare of
-/// what they left), then the band search until it stalls, then the repair
-/// with the rest. Sets `infeasible` when the capacity is proven too small.
+/// search kBandAfterSearchShare of the rest); larger ones, and those whose
+/// search problem cannot be built (more overlapping pairs or section
+/// memberships than kMaxSearchEntries, or more work than is left; then
+/// within `largeShare` of `budget`, the share a large segment gets), get
+/// improveLarge. Sets `infeasible` when the capacity is proven too small.
 void improveSegment(const Segment &seg, SegmentSearch &state,
                     std::vector<uint64_t> &offsets, const Budget &budget,
                     uint64_t goal, const PackOptions &options,
-                    bool &infeasible) {
+                    double largeShare, bool &infeasible) {
   if (!searchable(seg, options)) {
-    state.arena = improveRandomly(
-        seg, offsets,
-        options.squeakyWheel ? budget.share(kRandomShare) : budget, goal,
-        options.seed, state.arena, state.index);
-    if (options.squeakyWheel && state.arena > goal && !budget.expired())
-      state.arena =
-          improveBySqueaking(seg, offsets, budget.share(kSqueakShare), goal,
-                             state.arena, state.index, options.seed,
-                             /*maxRestarts=*/0);
-    state.index.reset();
-    if (options.bandSearch && state.arena > goal && !budget.expired())
-      state.arena = improveTopBand(seg, offsets, budget, goal, state.arena);
-    if (options.repair && state.arena > goal && !budget.expired())
-      state.arena =
-          repairTop(seg, offsets, budget, goal, options.seed, state.arena);
+    improveLarge(seg, state, offsets, budget, goal, options);
     return;
   }
   auto problem = std::make_unique<SearchProblem>(seg, budget.workAffordable());
   budget.charge(problem->buildWork);
-  // Too large, or the work left cannot build it (the bound is then all but
-  // spent: building costs at most about 2^23 units).
-  if (problem->tooLarge)
+  // Too large (then what a large segment gets), or the work left cannot
+  // build it (the bound is then all but spent: building costs at most about
+  // 2^23 units).
+  if (problem->tooLarge) {
+    if (!budget.expired())
+      improveLarge(seg, state, offsets, budget.share(largeShare), goal,
+                   options);
     return;
+  }
   double share = options.capacity ? 1.0 : kDecisionShare;
   SearchOutcome decision =
       searchPortfolio(*problem, offsets, budget.share(share), goal);
@@ -313,6 +329,12 @@ static PackResult packOnThisStack(ArrayRef<PackItem> items,
   const uint64_t target = std::max(result.lowerBound, paddedLowerBound(items));
   const uint64_t goal =
       options.capacity ? std::max(target, *options.capacity) : target;
+  // Decision mode with a capacity below that bound: nothing fits, and
+  // nothing needs searching. Each segment gets its first packing only (the
+  // peak split: an arena to report), from a budget already spent.
+  const bool hopeless = options.capacity && *options.capacity < target;
+  if (hopeless)
+    result.provenInfeasible = true;
   bool provenOptimal = true;
   // Phase one, first the greedy rules on every segment, so that a large
   // segment's random orders cannot take the work every other segment needs
@@ -337,11 +359,12 @@ static PackResult packOnThisStack(ArrayRef<PackItem> items,
     case PackAlgorithm::Exact:
       // Only the lower bound is a proof: a capacity is a goal, not a bound.
       state.provenLow = target;
-      state.arena =
-          packGreedy(seg, result.offsets,
-                     budget.share(static_cast<double>(seg.ids.size()) /
-                                  static_cast<double>(itemsLeft)),
-                     goal, state.index, options.seededFit);
+      state.arena = packGreedy(
+          seg, result.offsets,
+          budget.share(hopeless ? 0.0
+                                : static_cast<double>(seg.ids.size()) /
+                                      static_cast<double>(itemsLeft)),
+          goal, state.index, options.seededFit);
       // Kept only for the improvement of a segment too large for the
       // search (the memory of every segment's index at once could be a
       // hundred bytes an item).
@@ -401,11 +424,14 @@ static PackResult packOnThisStack(ArrayRef<PackItem> items,
       continue;
     }
     bool infeasible = false;
-    double share = searchable(segments[k], options)
-                       ? 1.0
-                       : 1.0 / static_cast<double>(above.size() - improved);
+    // A large segment (or one whose search problem cannot be built) gets
+    // an equal share of what is left among those still to go; one the
+    // search takes, all of it (its decision search takes kDecisionShare).
+    const double largeShare =
+        1.0 / static_cast<double>(above.size() - improved);
+    double share = searchable(segments[k], options) ? 1.0 : largeShare;
     improveSegment(segments[k], states[k], result.offsets, budget.share(share),
-                   floor, options, infeasible);
+                   floor, options, largeShare, infeasible);
     result.provenInfeasible |= infeasible;
     if (!options.capacity)
       floor = std::max(floor, states[k].problem ? std::min(states[k].provenLow,

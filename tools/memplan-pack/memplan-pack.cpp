@@ -10,7 +10,8 @@
 // each buffer lives on [lower, upper). The older `id,start,end,size` header
 // has an inclusive end and is read as [start, end + 1), as MiniMalloc reads
 // it. Output: the input columns plus `offset`. One summary line on stdout.
-// Exit codes: 0 planned, 1 does not fit --capacity, 2 bad input.
+// Exit codes: 0 planned, 1 does not fit --capacity, 2 bad input (or an
+// output that cannot be written), 3 an invalid plan caught by --validate.
 //
 //===----------------------------------------------------------------------===//
 
@@ -54,8 +55,9 @@ static cl::opt<PackAlgorithm> algorithm("algorithm",
 static const std::string workLimitHelp =
     "Bound of best and exact, in work units (default " +
     std::to_string(kDefaultPackWork) +
-    ", about 1 s; 0: none). The same input and options give the same plan on "
-    "any machine. Each segment's first packing (the peak split, O(n log n)) "
+    ", about 1 s; 0: none, only with --time-limit). The same input and "
+    "options give the same plan on any machine. Each segment's first packing "
+    "(the peak split, O(n log n)) "
     "is made whatever the bound, and counted";
 static cl::opt<uint64_t> workLimit("work-limit", cl::desc(workLimitHelp),
                                    cl::init(kDefaultPackWork),
@@ -69,28 +71,31 @@ static cl::opt<double> timeLimit(
 static cl::opt<std::string> capacityText(
     "capacity",
     cl::desc("Decision mode: succeed when everything fits in this many bytes, "
-             "exit 1 otherwise"),
+             "exit 1 otherwise (at once, with no search, below the lower "
+             "bound or the aligned bound)"),
     cl::value_desc("bytes"), cl::cat(category));
 static cl::opt<bool> repair(
     "repair",
-    cl::desc("best: once the random greedy orders stall on a segment too "
-             "large for the exact search, repair the packing around its top "
-             "with the work left (default true; --repair=false shows what it "
-             "buys)"),
+    cl::desc("best: on a segment too large for the exact search, after the "
+             "random greedy orders, the squeaky wheel and the band search, "
+             "repair the packing around its top with the work left (default "
+             "true; --repair=false shows what it buys)"),
     cl::init(true), cl::cat(category));
 static cl::opt<bool> squeakyWheel(
     "squeaky-wheel",
     cl::desc("best: first fit in orders that move the buffers ending above "
              "the lower bound earlier each pass, on a segment too large for "
              "the exact search after the random orders, and on one of "
-             "1025-4096 buffers after a failed exact search (default true; "
-             "--squeaky-wheel=false shows what it buys)"),
+             "1025-4096 buffers after a failed exact search (not with "
+             "--capacity) (default true; --squeaky-wheel=false shows what it "
+             "buys)"),
     cl::init(true), cl::cat(category));
 static cl::opt<bool> bandSearch(
     "band-search",
     cl::desc("best: take out the buffers at the top of the packing and pack "
              "them again with the exact search, above the buffers left in "
-             "place, after the squeaky wheel (default true; "
+             "place, after the squeaky wheel (on a segment of 1025-4096 "
+             "buffers, not with --capacity) (default true; "
              "--band-search=false shows what it buys)"),
     cl::init(true), cl::cat(category));
 static cl::opt<bool> seededFit(
@@ -111,8 +116,9 @@ static cl::opt<bool> coalesce(
              "and one of its size that starts when it ends at one offset): "
              "the search on the buffers gets half of the work left, the "
              "composites the rest, and each segment keeps the lower of its "
-             "two packings (default true; --coalesce=false shows what it "
-             "buys)"),
+             "two packings; the buffers' own search then has half the work, "
+             "so a trace may end higher (default true; --coalesce=false "
+             "shows what it buys)"),
     cl::init(true), cl::cat(category));
 static cl::opt<bool>
     quiet("quiet",
@@ -152,11 +158,17 @@ Table readTable(StringRef path) {
   if (!file)
     fail("cannot read '" + path + "': " + file.getError().message());
   Table table;
+  // A UTF-8 byte order mark is not part of the first column's name; lines
+  // end with \n (a \r before it is trimmed), or, in a file with no \n at
+  // all, with \r (old Mac files).
+  StringRef text = (*file)->getBuffer();
+  if (text.starts_with("\xEF\xBB\xBF"))
+    text = text.drop_front(3);
   SmallVector<StringRef> lines;
-  (*file)->getBuffer().split(lines, '\n');
+  text.split(lines, text.contains('\n') ? '\n' : '\r');
   int id = -1, lower = -1, upper = -1, size = -1, alignment = -1;
   bool inclusiveEnd = false;
-  StringSet<> seen;
+  StringSet<> seen, columns;
   bool haveHeader = false;
   uint64_t total = 0; // aligned sum of sizes: bounds every packing
   for (auto [index, rawLine] : llvm::enumerate(lines)) {
@@ -170,6 +182,18 @@ Table readTable(StringRef path) {
       for (auto [col, name] : llvm::enumerate(cells)) {
         table.header.push_back(name.str());
         int c = col;
+        if (!name.empty() && !columns.insert(name).second)
+          fail(path + ":" + Twine(lineNo) + ": column '" + name +
+               "' appears twice");
+        // lower or start, upper or end: one of each pair (an `upper` and
+        // an `end` were read as one inclusive end).
+        for (auto [a, b] : {std::pair<StringRef, StringRef>{"lower", "start"},
+                            {"upper", "end"}})
+          if ((name == a && columns.contains(b)) ||
+              (name == b && columns.contains(a)))
+            fail(path + ":" + Twine(lineNo) + ": columns '" + a + "' and '" +
+                 b + "' both give the lifetime's " +
+                 (a == "lower" ? "start" : "end") + ": give one");
         if (name == "id")
           id = c;
         else if (name == "lower")
@@ -214,8 +238,10 @@ Table readTable(StringRef path) {
     if (!seen.insert(cells[id]).second)
       fail(path + ":" + Twine(lineNo) + ": duplicate id '" + cells[id] + "'");
     PackItem item;
-    item.live.start = number(lower, "lower");
-    int64_t end = number(upper, "upper");
+    const char *lowerName = columns.contains("start") ? "start" : "lower";
+    const char *upperName = inclusiveEnd ? "end" : "upper";
+    item.live.start = number(lower, lowerName);
+    int64_t end = number(upper, upperName);
     if (inclusiveEnd) {
       if (end == INT64_MAX)
         fail(path + ":" + Twine(lineNo) + ": end overflows 64 bits");
@@ -224,10 +250,13 @@ Table readTable(StringRef path) {
     item.live.end = end;
     int64_t bytes = number(size, "size");
     if (item.live.start < 0)
-      fail(path + ":" + Twine(lineNo) + ": lower must be non-negative");
+      fail(path + ":" + Twine(lineNo) + ": " + lowerName +
+           " must be non-negative");
     if (item.live.end <= item.live.start)
-      fail(path + ":" + Twine(lineNo) + ": upper (" + Twine(item.live.end) +
-           ") must be greater than lower (" + Twine(item.live.start) + ")");
+      fail(path + ":" + Twine(lineNo) + ": " + upperName + " (" +
+           Twine(inclusiveEnd ? end - 1 : end) + ") must be " +
+           (inclusiveEnd ? "at least" : "greater than") + " " + lowerName +
+           " (" + Twine(item.live.start) + ")");
     if (bytes <= 0)
       fail(path + ":" + Twine(lineNo) + ": size must be positive, got " +
            Twine(bytes));
@@ -239,11 +268,14 @@ Table readTable(StringRef path) {
              ": alignment must be a power of two, got " + Twine(align));
       item.alignment = align;
     }
-    // Every packing fits below the aligned sum of sizes: it must not overflow.
+    // Every packing fits below the aligned sum of sizes: kept below 2^62,
+    // far from any wrap of an offset, an arena or a peak.
     uint64_t add = item.size + item.alignment;
     if (add < item.size || total + add < total ||
         total + add > (UINT64_MAX >> 2))
-      fail(path + ":" + Twine(lineNo) + ": the sum of sizes overflows 64 bits");
+      fail(path + ":" + Twine(lineNo) +
+           ": the sizes plus alignments of the buffers so far total 2^62 "
+           "bytes or more (the most memplan-pack packs)");
     total += add;
     table.items.push_back(item);
     table.lines.push_back(lineNo);
@@ -276,6 +308,28 @@ void writeTable(StringRef path, const Table &table,
   emit(table.header, "offset");
   for (auto [row, offset] : llvm::zip(table.rows, offsets))
     emit(row, std::to_string(offset));
+  os.close();
+  if (os.has_error()) {
+    std::string why = os.error().message();
+    os.clear_error();
+    fail("cannot write '" + path + "': " + why);
+  }
+}
+
+/// The ratio arena / LB with 4 decimals, or as many more as it takes not to
+/// read 1.0000 for an arena above LB.
+std::string formatRatio(uint64_t arena, uint64_t lowerBound) {
+  double ratio = lowerBound ? double(arena) / double(lowerBound) : 1.0;
+  std::string text;
+  for (int digits = 4; digits <= 17; ++digits) {
+    text.clear();
+    raw_string_ostream(text) << format("%.*f", digits, ratio);
+    // Above LB the ratio is above 1: shown once a digit after "1." is not 0.
+    if (arena <= lowerBound ||
+        StringRef(text).drop_front(2).find_first_not_of('0') != StringRef::npos)
+      break;
+  }
+  return text;
 }
 } // namespace
 
@@ -287,10 +341,15 @@ int main(int argc, char **argv) {
           argc, argv,
           "memplan-pack: pack buffers into one arena (MiniMalloc-compatible "
           "CSV)\n\n"
-          "  Input: id,lower,upper,size[,alignment]; each buffer lives on\n"
-          "  [lower, upper). Prints one line:\n"
+          "  Input (--input=- for stdin): id,lower,upper,size[,alignment]; "
+          "each buffer lives on\n"
+          "  [lower, upper) (a header id,start,end,size instead: on [start, "
+          "end]; MiniMalloc's hint, gaps and offset columns are ignored). "
+          "Prints one line:\n"
           "    arena=<B> lower_bound=<B> ratio=<arena/LB> optimal=yes|unknown "
           "time_ms=<ms> work=<units> proven_lower_bound=<B>\n"
+          "  ratio: 4 decimals, more where 4 would read 1.0000 for an arena "
+          "above lower_bound.\n"
           "  lower_bound: peak live bytes. optimal=yes only when proven "
           "(arena = a lower bound: the peak, or the aligned bound where "
           "alignment forces padding; or an exact search exhausted below "
@@ -298,7 +357,9 @@ int main(int argc, char **argv) {
           "of those bounds, raised by every search that was exhausted "
           "below the arena); arena/proven_lower_bound is the proven "
           "gap.\n"
-          "  Exit: 0 planned, 1 does not fit --capacity, 2 bad input.\n",
+          "  Exit: 0 planned, 1 does not fit --capacity, 2 bad input or an "
+          "output that cannot be written, 3 --validate found the plan "
+          "invalid (an internal error).\n",
           &errs()))
     return 2;
 
@@ -320,7 +381,7 @@ int main(int argc, char **argv) {
   options.bandSearch = bandSearch;
   options.seededFit = seededFit;
   options.coalesce = coalesce;
-  if (!capacityText.empty()) {
+  if (capacityText.getNumOccurrences()) {
     uint64_t capacity;
     if (StringRef(capacityText).getAsInteger(10, capacity))
       fail("--capacity '" + capacityText + "' is not a byte count");
@@ -370,14 +431,19 @@ int main(int argc, char **argv) {
   }
   if (!outputPath.empty())
     writeTable(outputPath, table, result.offsets);
-  double ratio = result.lowerBound
-                     ? double(result.arena) / double(result.lowerBound)
-                     : 1.0;
   outs() << "arena=" << result.arena << " lower_bound=" << result.lowerBound
-         << " ratio=" << format("%.4f", ratio)
+         << " ratio=" << formatRatio(result.arena, result.lowerBound)
          << " optimal=" << (result.optimal ? "yes" : "unknown")
          << " time_ms=" << format("%.1f", ms) << " work=" << result.work
          << " proven_lower_bound=" << result.provenLowerBound << "\n";
+  outs().flush();
+  if (outs().has_error()) {
+    std::string why = outs().error().message();
+    outs().clear_error();
+    errs() << "memplan-pack: error: cannot write the summary to stdout: " << why
+           << "\n";
+    return 2;
+  }
   if (options.capacity && result.arena > *options.capacity) {
     errs() << "memplan-pack: does not fit in " << *options.capacity
            << " bytes: best arena found is " << result.arena << " bytes"
