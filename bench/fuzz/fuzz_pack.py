@@ -354,14 +354,10 @@ def parse_int(text):
 
 
 def read_csv(data):
-    """The verdict on a file. A UTF-8 byte order mark is not in the docs:
-    when reading the file with and without it disagree, the verdict is
-    ambiguous, and an accepted file is checked as read without it."""
+    """The verdict on a file. A UTF-8 byte order mark is skipped
+    (docs/Packing.md)."""
     if data.startswith(b"\xef\xbb\xbf"):
-        plain, stripped = read_csv_text(data), read_csv_text(data[3:])
-        if (plain.kind, plain.line) == (stripped.kind, stripped.line):
-            return plain
-        return Verdict("ambiguous", why="a byte order mark", alt=stripped)
+        data = data[3:]
     return read_csv_text(data)
 
 
@@ -373,7 +369,9 @@ def read_csv_text(data):
     seen = set()
     total = 0
     buffers, rows = [], []
-    for index, raw in enumerate(text.split("\n")):
+    # Lines end in \n (a \r before it is whitespace), or, in a file with no
+    # \n at all, in \r.
+    for index, raw in enumerate(text.split("\n" if "\n" in text else "\r")):
         line_no = index + 1
         line = raw.strip(WHITESPACE)
         if not line:
@@ -382,12 +380,14 @@ def read_csv_text(data):
         if header is None:
             header = cells
             if len(set(cells)) != len(cells):
-                return Verdict("ambiguous", why="a header names a column "
-                               "twice")
+                return Verdict("invalid", line=line_no,
+                               why="a header names a column twice")
             names = set(cells)
             if ("lower" in names and "start" in names) or (
                     "upper" in names and "end" in names):
-                return Verdict("ambiguous", why="both header forms")
+                return Verdict("invalid", line=line_no,
+                               why="two columns for one end of the "
+                               "lifetimes")
             for c, name in enumerate(cells):
                 if name not in KNOWN_COLUMNS:
                     return Verdict("invalid", line=line_no,

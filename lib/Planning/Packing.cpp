@@ -330,8 +330,8 @@ static PackResult packOnThisStack(ArrayRef<PackItem> items,
   const uint64_t goal =
       options.capacity ? std::max(target, *options.capacity) : target;
   // Decision mode with a capacity below that bound: nothing fits, and
-  // nothing needs searching. Each segment gets its first packing only (the
-  // peak split: an arena to report), from a budget already spent.
+  // nothing needs searching. Each segment gets the start-order sweep only
+  // (an arena to report, whatever the bounds).
   const bool hopeless = options.capacity && *options.capacity < target;
   if (hopeless)
     result.provenInfeasible = true;
@@ -359,12 +359,15 @@ static PackResult packOnThisStack(ArrayRef<PackItem> items,
     case PackAlgorithm::Exact:
       // Only the lower bound is a proof: a capacity is a goal, not a bound.
       state.provenLow = target;
-      state.arena = packGreedy(
-          seg, result.offsets,
-          budget.share(hopeless ? 0.0
-                                : static_cast<double>(seg.ids.size()) /
-                                      static_cast<double>(itemsLeft)),
-          goal, state.index, options.seededFit);
+      if (hopeless) {
+        state.arena = packRule(seg, PackAlgorithm::GreedyTime, result.offsets);
+        break;
+      }
+      state.arena =
+          packGreedy(seg, result.offsets,
+                     budget.share(static_cast<double>(seg.ids.size()) /
+                                  static_cast<double>(itemsLeft)),
+                     goal, state.index, options.seededFit);
       // Kept only for the improvement of a segment too large for the
       // search (the memory of every segment's index at once could be a
       // hundred bytes an item).

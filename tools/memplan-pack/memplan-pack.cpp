@@ -72,30 +72,35 @@ static cl::opt<std::string> capacityText(
     "capacity",
     cl::desc("Decision mode: succeed when everything fits in this many bytes, "
              "exit 1 otherwise (at once, with no search, below the lower "
-             "bound or the aligned bound)"),
+             "bound or the aligned bound: the arena then reported is the "
+             "start-order sweep's)"),
     cl::value_desc("bytes"), cl::cat(category));
 static cl::opt<bool> repair(
     "repair",
-    cl::desc("best: on a segment too large for the exact search, after the "
-             "random greedy orders, the squeaky wheel and the band search, "
-             "repair the packing around its top with the work left (default "
-             "true; --repair=false shows what it buys)"),
+    cl::desc("best, and exact where its search problem cannot be built: on "
+             "a segment too large for the exact search, after the random "
+             "greedy orders, the squeaky wheel and the band search, repair "
+             "the packing around its top with the work left (default true; "
+             "--repair=false shows what it buys)"),
     cl::init(true), cl::cat(category));
 static cl::opt<bool> squeakyWheel(
     "squeaky-wheel",
-    cl::desc("best: first fit in orders that move the buffers ending above "
-             "the lower bound earlier each pass, on a segment too large for "
-             "the exact search after the random orders, and on one of "
-             "1025-4096 buffers after a failed exact search (not with "
-             "--capacity) (default true; --squeaky-wheel=false shows what it "
+    cl::desc("best, and exact where its search problem cannot be built: first "
+             "fit in orders that move the buffers ending above the lower "
+             "bound earlier each pass, on a segment too large for the exact "
+             "search after the random orders; best also on a segment of "
+             "1025-4096 buffers after a failed exact search, except with "
+             "--capacity (default true; --squeaky-wheel=false shows what it "
              "buys)"),
     cl::init(true), cl::cat(category));
 static cl::opt<bool> bandSearch(
     "band-search",
-    cl::desc("best: take out the buffers at the top of the packing and pack "
-             "them again with the exact search, above the buffers left in "
-             "place, after the squeaky wheel (on a segment of 1025-4096 "
-             "buffers, not with --capacity) (default true; "
+    cl::desc("best, and exact where its search problem cannot be built: take "
+             "out the buffers at the top of the packing and pack them again "
+             "with the exact search, above the buffers left in place, after "
+             "the squeaky wheel, on a segment too large for the exact search; "
+             "best also on a segment of 1025-4096 buffers after a failed "
+             "exact search, except with --capacity (default true; "
              "--band-search=false shows what it buys)"),
     cl::init(true), cl::cat(category));
 static cl::opt<bool> seededFit(
@@ -142,6 +147,14 @@ struct Table {
 [[noreturn]] void fail(const Twine &message) {
   errs() << "memplan-pack: error: " << message << "\n";
   exit(2);
+}
+
+/// A header cell as a message shows it: a carriage return as \r.
+std::string shown(StringRef name) {
+  std::string text;
+  for (char c : name)
+    text += c == '\r' ? std::string("\\r") : std::string(1, c);
+  return text;
 }
 
 SmallVector<StringRef> splitRow(StringRef line) {
@@ -212,15 +225,23 @@ Table readTable(StringRef path) {
         else if (name == "offset")
           table.offsetColumn = c;
         else if (name != "hint" && name != "gaps")
-          fail(path + ":" + Twine(lineNo) + ": unknown column '" + name + "'");
+          fail(path + ":" + Twine(lineNo) + ": unknown column '" + shown(name) +
+               "'" +
+               (name.contains('\r') ? " (a carriage return inside a line: "
+                                      "lines end in \\n or \\r\\n, or in \\r "
+                                      "in a file with no \\n)"
+                                    : ""));
       }
       for (auto [name, col] : {std::pair<const char *, int>{"id", id},
                                {"lower", lower},
                                {"upper", upper},
                                {"size", size}})
         if (col < 0)
-          fail(path + ":" + Twine(lineNo) + ": missing column '" + name +
-               "' (expected a header id,lower,upper,size[,alignment])");
+          fail(path + ":" + Twine(lineNo) + ": missing column '" + name + "'" +
+               (StringRef(name) == "lower"   ? " (or 'start')"
+                : StringRef(name) == "upper" ? " (or 'end', an inclusive end)"
+                                             : "") +
+               " (expected a header id,lower,upper,size[,alignment])");
       continue;
     }
     if (cells.size() != table.header.size())
@@ -308,7 +329,11 @@ void writeTable(StringRef path, const Table &table,
   emit(table.header, "offset");
   for (auto [row, offset] : llvm::zip(table.rows, offsets))
     emit(row, std::to_string(offset));
-  os.close();
+  // "-" is stdout, which the summary line still needs: flushed, not closed.
+  if (path == "-")
+    os.flush();
+  else
+    os.close();
   if (os.has_error()) {
     std::string why = os.error().message();
     os.clear_error();
@@ -316,18 +341,25 @@ void writeTable(StringRef path, const Table &table,
   }
 }
 
-/// The ratio arena / LB with 4 decimals, or as many more as it takes not to
-/// read 1.0000 for an arena above LB.
+/// The ratio arena / LB with 4 decimals, or, where those would read 1.0000
+/// for an arena above LB, as many more as show the excess (from the excess
+/// itself: arena / LB rounds to 1.0 in a double once LB passes 2^52).
 std::string formatRatio(uint64_t arena, uint64_t lowerBound) {
+  auto fixed = [](double value, int digits) {
+    std::string text;
+    raw_string_ostream(text) << format("%.*f", digits, value);
+    return text;
+  };
   double ratio = lowerBound ? double(arena) / double(lowerBound) : 1.0;
-  std::string text;
-  for (int digits = 4; digits <= 17; ++digits) {
-    text.clear();
-    raw_string_ostream(text) << format("%.*f", digits, ratio);
-    // Above LB the ratio is above 1: shown once a digit after "1." is not 0.
-    if (arena <= lowerBound ||
-        StringRef(text).drop_front(2).find_first_not_of('0') != StringRef::npos)
-      break;
+  std::string text = fixed(ratio, 4);
+  if (arena <= lowerBound || text != "1.0000")
+    return text;
+  // Below 5e-5, so its digits after the point are the ratio's.
+  double excess = double(arena - lowerBound) / double(lowerBound);
+  for (int digits = 5; digits <= 24; ++digits) {
+    std::string tail = fixed(excess, digits); // "0.000..."
+    if (StringRef(tail).drop_front(2).find_first_not_of('0') != StringRef::npos)
+      return "1" + tail.substr(1);
   }
   return text;
 }
@@ -403,9 +435,7 @@ int main(int argc, char **argv) {
       errs() << "memplan-pack: " << (p.done ? "done: " : "");
       if (p.arena)
         errs() << "arena " << p.arena << " ("
-               << format("%.4f",
-                         p.lowerBound ? double(p.arena) / p.lowerBound : 1.0)
-               << " x LB)";
+               << formatRatio(p.arena, p.lowerBound) << " x LB)";
       else
         errs() << "no arena yet";
       errs() << ", " << p.segmentsDecided << "/" << p.segments

@@ -97,29 +97,35 @@ struct PackOptions {
   /// in addition to the work bound. The plan then depends on the machine's
   /// speed. With both 0 the search is unbounded.
   double timeLimitSeconds = 0;
-  /// Decision mode: stop as soon as an arena <= capacity is found.
+  /// Decision mode: stop as soon as an arena <= capacity is found. A
+  /// capacity below the lower bound (or the aligned bound) is proven
+  /// infeasible at once, with the start-order sweep's arena and no search.
   std::optional<uint64_t> capacity;
   /// Seed of the randomized improvement (Best).
   uint64_t seed = 1;
-  /// Best, on segments too large for the canonical search: once the random
-  /// greedy orders stall, repair the packing around its top with the work
-  /// they left (docs/Packing.md). A switch so that tests and benchmarks can
+  /// Best, on segments too large for the canonical search (and Exact, on
+  /// those whose search problem cannot be built): after the random greedy
+  /// orders, the squeaky wheel and the band search, repair the packing
+  /// around its top with the work they left (docs/Packing.md). A switch so that tests and benchmarks can
   /// show what it buys.
   bool repair = true;
   /// Best: passes of first fit in an order that moves the items reaching
   /// above the lower bound earlier each time (the squeaky wheel,
   /// docs/Packing.md), on segments too large for the canonical search after
-  /// the random orders, and on segments of 1025-4096 items after a decision
-  /// search that failed, before the probes. A switch so that tests and
+  /// the random orders (Exact too, where its search problem cannot be
+  /// built), and on segments of 1025-4096 items after a decision search that
+  /// failed, before the probes (not in decision mode). A switch so that tests and
   /// benchmarks can show what it buys.
   bool squeakyWheel = true;
   /// Best: the canonical search on the band of items at the top of a
   /// packing, above the items left in place (docs/Packing.md), on segments
   /// too large for the canonical search after the squeaky wheel, and (not in
   /// decision mode) on segments of 1025-4096 items whose decision search
-  /// failed, after the squeaky wheel, before the probes (not where the
-  /// search problem is too large to build: no phase runs there). A switch so
-  /// that tests and benchmarks can show what it buys.
+  /// failed, after the squeaky wheel, before the probes. Exact too, on a
+  /// segment whose search problem cannot be built (more overlapping pairs or
+  /// section memberships than the search takes), where it runs what a large
+  /// segment gets. A switch so that tests and benchmarks can show what it
+  /// buys.
   bool bandSearch = true;
   /// Best and Exact, among the rules, on segments of more than 1024 items:
   /// the seeded fits (the 256, 512, 1024, 2048 largest items, fewer than
