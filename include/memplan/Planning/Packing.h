@@ -106,16 +106,16 @@ struct PackOptions {
   /// Best, on segments too large for the canonical search (and Exact, on
   /// those whose search problem cannot be built): after the random greedy
   /// orders, the squeaky wheel and the band search, repair the packing
-  /// around its top with the work they left (docs/Packing.md). A switch so that tests and benchmarks can
-  /// show what it buys.
+  /// around its top with the work they left (docs/Packing.md). A switch so that
+  /// tests and benchmarks can show what it buys.
   bool repair = true;
   /// Best: passes of first fit in an order that moves the items reaching
   /// above the lower bound earlier each time (the squeaky wheel,
   /// docs/Packing.md), on segments too large for the canonical search after
   /// the random orders (Exact too, where its search problem cannot be
   /// built), and on segments of 1025-4096 items after a decision search that
-  /// failed, before the probes (not in decision mode). A switch so that tests and
-  /// benchmarks can show what it buys.
+  /// failed, before the probes (not in decision mode). A switch so that tests
+  /// and benchmarks can show what it buys.
   bool squeakyWheel = true;
   /// Best: the canonical search on the band of items at the top of a
   /// packing, above the items left in place (docs/Packing.md), on segments
