@@ -170,15 +170,15 @@ void improveLarge(const Segment &seg, SegmentSearch &state,
 /// wheel, with restarts, kSqueakAfterSearchShare of what is left, then the band
 /// search kBandAfterSearchShare of the rest); larger ones, and those whose
 /// search problem cannot be built (more overlapping pairs or section
-/// memberships than kMaxSearchEntries, or more work than is left; then
-/// within `largeShare` of `budget`, the share a large segment gets), get
-/// improveLarge. Sets `infeasible` when the capacity is proven too small.
+/// memberships than kMaxSearchEntries, or more work than is left), get
+/// improveLarge within `largeShare` of `budget`. Sets `infeasible` when the
+/// capacity is proven too small.
 void improveSegment(const Segment &seg, SegmentSearch &state,
                     std::vector<uint64_t> &offsets, const Budget &budget,
                     uint64_t goal, const PackOptions &options,
                     double largeShare, bool &infeasible) {
   if (!searchable(seg, options)) {
-    improveLarge(seg, state, offsets, budget, goal, options);
+    improveLarge(seg, state, offsets, budget.share(largeShare), goal, options);
     return;
   }
   auto problem = std::make_unique<SearchProblem>(seg, budget.workAffordable());
@@ -430,11 +430,9 @@ static PackResult packOnThisStack(ArrayRef<PackItem> items,
     // A large segment (or one whose search problem cannot be built) gets
     // an equal share of what is left among those still to go; one the
     // search takes, all of it (its decision search takes kDecisionShare).
-    const double largeShare =
-        1.0 / static_cast<double>(above.size() - improved);
-    double share = searchable(segments[k], options) ? 1.0 : largeShare;
-    improveSegment(segments[k], states[k], result.offsets, budget.share(share),
-                   floor, options, largeShare, infeasible);
+    improveSegment(segments[k], states[k], result.offsets, budget, floor,
+                   options, 1.0 / static_cast<double>(above.size() - improved),
+                   infeasible);
     result.provenInfeasible |= infeasible;
     if (!options.capacity)
       floor = std::max(floor, states[k].problem ? std::min(states[k].provenLow,

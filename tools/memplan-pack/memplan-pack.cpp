@@ -181,6 +181,8 @@ Table readTable(StringRef path) {
   text.split(lines, text.contains('\n') ? '\n' : '\r');
   int id = -1, lower = -1, upper = -1, size = -1, alignment = -1;
   bool inclusiveEnd = false;
+  // The header's names for the two ends of a lifetime, for messages.
+  const char *lowerName = "lower", *upperName = "upper";
   StringSet<> seen, columns;
   bool haveHeader = false;
   uint64_t total = 0; // aligned sum of sizes: bounds every packing
@@ -198,15 +200,6 @@ Table readTable(StringRef path) {
         if (!name.empty() && !columns.insert(name).second)
           fail(path + ":" + Twine(lineNo) + ": column '" + name +
                "' appears twice");
-        // lower or start, upper or end: one of each pair (an `upper` and
-        // an `end` were read as one inclusive end).
-        for (auto [a, b] : {std::pair<StringRef, StringRef>{"lower", "start"},
-                            {"upper", "end"}})
-          if ((name == a && columns.contains(b)) ||
-              (name == b && columns.contains(a)))
-            fail(path + ":" + Twine(lineNo) + ": columns '" + a + "' and '" +
-                 b + "' both give the lifetime's " +
-                 (a == "lower" ? "start" : "end") + ": give one");
         if (name == "id")
           id = c;
         else if (name == "lower")
@@ -232,6 +225,15 @@ Table readTable(StringRef path) {
                                       "in a file with no \\n)"
                                     : ""));
       }
+      // lower or start, upper or end: one of each pair (an `upper` and an
+      // `end` were read as one inclusive end).
+      for (auto [a, b] : {std::pair<StringRef, StringRef>{"lower", "start"},
+                          {"upper", "end"}})
+        if (columns.contains(a) && columns.contains(b))
+          fail(path + ":" + Twine(lineNo) + ": columns '" + a + "' and '" + b +
+               "' both give the lifetime's " + b + ": give one");
+      lowerName = columns.contains("start") ? "start" : "lower";
+      upperName = inclusiveEnd ? "end" : "upper";
       for (auto [name, col] : {std::pair<const char *, int>{"id", id},
                                {"lower", lower},
                                {"upper", upper},
@@ -259,8 +261,6 @@ Table readTable(StringRef path) {
     if (!seen.insert(cells[id]).second)
       fail(path + ":" + Twine(lineNo) + ": duplicate id '" + cells[id] + "'");
     PackItem item;
-    const char *lowerName = columns.contains("start") ? "start" : "lower";
-    const char *upperName = inclusiveEnd ? "end" : "upper";
     item.live.start = number(lower, lowerName);
     int64_t end = number(upper, upperName);
     if (inclusiveEnd) {
@@ -310,6 +310,17 @@ Table readTable(StringRef path) {
   return table;
 }
 
+/// Exits 2 naming `what` where `os` could not be written (the stream would
+/// otherwise abort in its destructor, with a status that means something
+/// else).
+void failIfUnwritten(raw_fd_ostream &os, const Twine &what) {
+  if (!os.has_error())
+    return;
+  std::string why = os.error().message();
+  os.clear_error();
+  fail("cannot write " + what + ": " + why);
+}
+
 void writeTable(StringRef path, const Table &table,
                 const std::vector<uint64_t> &offsets) {
   std::error_code ec;
@@ -334,11 +345,7 @@ void writeTable(StringRef path, const Table &table,
     os.flush();
   else
     os.close();
-  if (os.has_error()) {
-    std::string why = os.error().message();
-    os.clear_error();
-    fail("cannot write '" + path + "': " + why);
-  }
+  failIfUnwritten(os, "'" + path + "'");
 }
 
 /// The ratio arena / LB with 4 decimals, or, where those would read 1.0000
@@ -467,13 +474,7 @@ int main(int argc, char **argv) {
          << " time_ms=" << format("%.1f", ms) << " work=" << result.work
          << " proven_lower_bound=" << result.provenLowerBound << "\n";
   outs().flush();
-  if (outs().has_error()) {
-    std::string why = outs().error().message();
-    outs().clear_error();
-    errs() << "memplan-pack: error: cannot write the summary to stdout: " << why
-           << "\n";
-    return 2;
-  }
+  failIfUnwritten(outs(), "the summary to stdout");
   if (options.capacity && result.arena > *options.capacity) {
     errs() << "memplan-pack: does not fit in " << *options.capacity
            << " bytes: best arena found is " << result.arena << " bytes"
