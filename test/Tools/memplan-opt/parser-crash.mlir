@@ -1,0 +1,22 @@
+// libMLIR 22's parser reports an out-of-range linalg.reduce dimension with
+// its location and then crashes (a null attribute): memplan-opt shields the
+// parse, so the input's error stands, followed by a line naming the crash,
+// exit 1 and no signal (`not` fails on a signal). Found by
+// bench/fuzz/fuzz_ir.py --seed 20261127 (case 101).
+// RUN: not memplan-opt %s -o %t.out 2>&1 | FileCheck %s
+// RUN: not test -e %t.out
+// CHECK: parser-crash.mlir:[[@LINE+8]]:{{[0-9]+}}: error: custom op 'linalg.reduce' integer value too large
+// CHECK: parser-crash.mlir: error: MLIR's parser crashed on this input (in libMLIR, not in memplan)
+// CHECK-NOT: Stack dump
+
+func.func @reduce(%x: tensor<8xf32>) -> tensor<f32> {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<f32>
+  %z0 = linalg.fill ins(%z : f32) outs(%e : tensor<f32>) -> tensor<f32>
+  %r = linalg.reduce ins(%x : tensor<8xf32>) outs(%z0 : tensor<f32>) dimensions = [99999999999999999999]
+    (%a: f32, %acc: f32) {
+      %s = arith.addf %a, %acc : f32
+      linalg.yield %s : f32
+    }
+  return %r : tensor<f32>
+}
