@@ -120,12 +120,24 @@ class Result:
         if self.rc < 0:
             raise CaseFailure("killed by signal %d" % -self.rc)
         both = self.out + self.err
+        known = known_upstream_crash(self.rc, self.err)
         for text in CRASH_TEXTS:
-            if text in both:
+            if text in both and not known:
                 raise CaseFailure("crash text %r in the output" % text)
         if self.rc not in allowed:
             raise CaseFailure("exit code %d (expected one of %s)" %
                               (self.rc, sorted(allowed)))
+
+
+def known_upstream_crash(rc, err):
+    """Whether stderr shows a crash inside libMLIR's own parser that memplan
+    cannot fix (LLVM 22's linalg.reduce parser after it reports a dimension
+    past int64), which memplan-opt turns into exit 1 after the input's
+    located error: the stack dump then names that parser and nothing of
+    memplan's."""
+    return (rc == 1 and "memplan-opt crashed while parsing this input" in err
+            and "linalg::ReduceOp::parse" in err and "memplan::" not in err
+            and re.search(r"^\S+:\d+:\d+: error: ", err, re.M) is not None)
 
 
 def check(condition, message):
