@@ -11,6 +11,8 @@
 #include "memplan/Pipelines/Pipelines.h"
 #include "memplan/Transforms/Passes.h"
 
+#include "mlir/Bytecode/BytecodeReader.h"
+
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
@@ -35,6 +37,37 @@ void registerTestPrintLifetimesPass();
 void registerTestPrintRematPass();
 } // namespace memplan
 } // namespace mlir
+
+/// The deepest bracket nesting ((, [, {, <) memplan-opt hands to MLIR's
+/// parser, which recurses once per level: on the 8 MiB main stack 2500
+/// nested regions (about 5000 levels) or 10000 nested `[` overflowed it, a
+/// silent SIGSEGV. Real programs nest a few dozen levels.
+constexpr unsigned kMaxNesting = 1000;
+
+/// The offset in `text` where brackets first nest deeper than kMaxNesting,
+/// outside string literals and `//` comments (a `>` of `->` or `>=` also
+/// closes a level: the depth is never overstated), or npos.
+static size_t tooDeeplyNested(llvm::StringRef text) {
+  unsigned depth = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (c == '"') {
+      for (++i; i < text.size() && text[i] != '"'; ++i)
+        if (text[i] == '\\')
+          ++i;
+    } else if (c == '/' && text.substr(i, 2) == "//") {
+      i = text.find('\n', i);
+      if (i == llvm::StringRef::npos)
+        break;
+    } else if (c == '(' || c == '[' || c == '{' || c == '<') {
+      if (++depth > kMaxNesting)
+        return i;
+    } else if ((c == ')' || c == ']' || c == '}' || c == '>') && depth) {
+      --depth;
+    }
+  }
+  return llvm::StringRef::npos;
+}
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
@@ -70,6 +103,21 @@ int main(int argc, char **argv) {
   if (!input) {
     llvm::errs() << errorMessage << "\n";
     return 1;
+  }
+  // Text only: bytecode holds no brackets to count.
+  if (!mlir::isBytecode(input->getMemBufferRef())) {
+    llvm::StringRef text = input->getBuffer();
+    size_t at = tooDeeplyNested(text);
+    if (at != llvm::StringRef::npos) {
+      llvm::StringRef before = text.take_front(at);
+      size_t lineStart = before.rfind('\n') + 1; // 0 on the first line
+      llvm::errs() << inputFilename << ":" << before.count('\n') + 1 << ":"
+                   << at - lineStart + 1
+                   << ": error: brackets nest deeper than " << kMaxNesting
+                   << " levels here; memplan-opt refuses the input (MLIR's "
+                      "parser recurses once per level)\n";
+      return 1;
+    }
   }
   auto output = mlir::openOutputFile(outputFilename, &errorMessage);
   if (!output) {
