@@ -359,6 +359,12 @@ def read_csv(data):
     return read_csv_text(data)
 
 
+def line_end(text):
+    """What ends a line: \n (a \r before it is whitespace), or, in a file
+    with no \n at all, \r (as memplan-pack splits it)."""
+    return "\n" if "\n" in text else "\r"
+
+
 def read_csv_text(data):
     text = data.decode("latin-1")  # byte for byte, as the tool reads it
     header = None
@@ -367,9 +373,7 @@ def read_csv_text(data):
     seen = set()
     total = 0
     buffers, rows = [], []
-    # Lines end in \n (a \r before it is whitespace), or, in a file with no
-    # \n at all, in \r.
-    for index, raw in enumerate(text.split("\n" if "\n" in text else "\r")):
+    for index, raw in enumerate(text.split(line_end(text))):
         line_no = index + 1
         line = raw.strip(WHITESPACE)
         if not line:
@@ -653,7 +657,7 @@ def run_case(driver, tool, rng, work, case):
                       % (found.group(1), verdict.line, r.err.strip()))
         elif found:
             check(1 <= int(found.group(1)) <=
-                  text.count("\n" if "\n" in text else "\r") + 1,
+                  text.count(line_end(text)) + 1,
                   "line number out of range: %r" % r.err)
         return "rejected"
 

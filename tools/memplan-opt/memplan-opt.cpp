@@ -12,7 +12,6 @@
 #include "memplan/Transforms/Passes.h"
 
 #include "mlir/Bytecode/BytecodeReader.h"
-
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
@@ -26,6 +25,7 @@
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Process.h"
+#include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -109,10 +109,13 @@ int main(int argc, char **argv) {
     llvm::StringRef text = input->getBuffer();
     size_t at = tooDeeplyNested(text);
     if (at != llvm::StringRef::npos) {
-      llvm::StringRef before = text.take_front(at);
-      size_t lineStart = before.rfind('\n') + 1; // 0 on the first line
-      llvm::errs() << inputFilename << ":" << before.count('\n') + 1 << ":"
-                   << at - lineStart + 1
+      llvm::SourceMgr sources;
+      sources.AddNewSourceBuffer(
+          llvm::MemoryBuffer::getMemBuffer(input->getMemBufferRef(), false),
+          llvm::SMLoc());
+      auto [line, column] = sources.getLineAndColumn(
+          llvm::SMLoc::getFromPointer(text.data() + at));
+      llvm::errs() << inputFilename << ":" << line << ":" << column
                    << ": error: brackets nest deeper than " << kMaxNesting
                    << " levels here; memplan-opt refuses the input (MLIR's "
                       "parser recurses once per level)\n";

@@ -29,6 +29,7 @@
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Process.h"
+#include "llvm/Support/YAMLParser.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <chrono>
@@ -149,14 +150,6 @@ struct Table {
   exit(2);
 }
 
-/// A header cell as a message shows it: a carriage return as \r.
-std::string shown(StringRef name) {
-  std::string text;
-  for (char c : name)
-    text += c == '\r' ? std::string("\\r") : std::string(1, c);
-  return text;
-}
-
 SmallVector<StringRef> splitRow(StringRef line) {
   SmallVector<StringRef> cells;
   line.split(cells, ',');
@@ -218,8 +211,8 @@ Table readTable(StringRef path) {
         else if (name == "offset")
           table.offsetColumn = c;
         else if (name != "hint" && name != "gaps")
-          fail(path + ":" + Twine(lineNo) + ": unknown column '" + shown(name) +
-               "'" +
+          fail(path + ":" + Twine(lineNo) + ": unknown column '" +
+               yaml::escape(name, /*EscapePrintable=*/false) + "'" +
                (name.contains('\r') ? " (a carriage return inside a line: "
                                       "lines end in \\n or \\r\\n, or in \\r "
                                       "in a file with no \\n)"
@@ -234,15 +227,18 @@ Table readTable(StringRef path) {
                "' both give the lifetime's " + b + ": give one");
       lowerName = columns.contains("start") ? "start" : "lower";
       upperName = inclusiveEnd ? "end" : "upper";
-      for (auto [name, col] : {std::pair<const char *, int>{"id", id},
-                               {"lower", lower},
-                               {"upper", upper},
-                               {"size", size}})
-        if (col < 0)
-          fail(path + ":" + Twine(lineNo) + ": missing column '" + name + "'" +
-               (StringRef(name) == "lower"   ? " (or 'start')"
-                : StringRef(name) == "upper" ? " (or 'end', an inclusive end)"
-                                             : "") +
+      struct Required {
+        const char *name;
+        int column;
+        const char *instead;
+      };
+      for (Required r : {Required{"id", id, ""},
+                         {"lower", lower, " (or 'start')"},
+                         {"upper", upper, " (or 'end', an inclusive end)"},
+                         {"size", size, ""}})
+        if (r.column < 0)
+          fail(path + ":" + Twine(lineNo) + ": missing column '" + r.name +
+               "'" + r.instead +
                " (expected a header id,lower,upper,size[,alignment])");
       continue;
     }

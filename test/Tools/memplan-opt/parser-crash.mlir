@@ -4,6 +4,7 @@
 // fails on a signal, so this fails where the crash kills memplan-opt. Only
 // the located error is checked (a libMLIR that no longer crashes passes
 // too). Found by bench/fuzz/fuzz_ir.py --seed 20261127 (case 101).
+// RUN: rm -f %t.out
 // RUN: not memplan-opt %s -o %t.out 2>&1 | FileCheck %s
 // RUN: not test -e %t.out
 // CHECK: parser-crash.mlir:[[@LINE+6]]:{{[0-9]+}}: error: custom op 'linalg.reduce' integer value too large
