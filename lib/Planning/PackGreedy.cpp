@@ -261,7 +261,8 @@ void BusyIndex::add(size_t l, size_t r, Run run) {
       break;
 }
 
-uint64_t BusyIndex::place(uint32_t id, Fit fit, uint64_t &lists) {
+std::optional<uint64_t> BusyIndex::place(uint32_t id, Fit fit, uint64_t &lists,
+                                         uint64_t maxLists) {
   auto [l, r] = leafRange(id);
   sources.clear();
   auto source = [&](const llvm::SmallVector<Run, 0> &runs) {
@@ -273,17 +274,21 @@ uint64_t BusyIndex::place(uint32_t id, Fit fit, uint64_t &lists) {
   for (size_t node = l + leaves; node; node >>= 1)
     source(here[node]);
   uint64_t size = items[id].size, alignment = items[id].alignment;
-  uint64_t at = fit == Fit::First ? firstFit(size, alignment, lists)
-                                  : bestFit(size, alignment, lists);
-  add(l, r, {at, at + size});
+  std::optional<uint64_t> at = fit == Fit::First
+                                   ? firstFit(size, alignment, lists, maxLists)
+                                   : bestFit(size, alignment, lists, maxLists);
+  if (at)
+    add(l, r, {*at, *at + size});
   return at;
 }
 
-uint64_t BusyIndex::bestFit(uint64_t size, uint64_t alignment,
-                            uint64_t &lists) {
+std::optional<uint64_t> BusyIndex::bestFit(uint64_t size, uint64_t alignment,
+                                           uint64_t &lists, uint64_t maxLists) {
   lists = 0;
   for (const Source &src : sources)
     lists += src.second - src.first;
+  if (lists > maxLists)
+    return std::nullopt; // nothing read yet: what it costs is known first
   // Concatenate the sorted lists, then merge neighbours pairwise:
   // n log(lists) rather than n log n. Runs with equal starts may come in
   // any order: fitAmong takes the furthest end.
@@ -316,8 +321,9 @@ uint64_t BusyIndex::bestFit(uint64_t size, uint64_t alignment,
   return fitAmong(busy, size, alignment, Fit::Best);
 }
 
-uint64_t BusyIndex::firstFit(uint64_t size, uint64_t alignment,
-                             uint64_t &probes) {
+std::optional<uint64_t> BusyIndex::firstFit(uint64_t size, uint64_t alignment,
+                                            uint64_t &probes,
+                                            uint64_t maxProbes) {
   // The lowest aligned x such that [x, x + size) meets no run of any
   // source: x starts at 0 and jumps past every run it meets (to the
   // aligned end of that run), source after source, until a whole round
@@ -347,7 +353,8 @@ uint64_t BusyIndex::firstFit(uint64_t size, uint64_t alignment,
     src.first = std::partition_point(
         src.first,
         src.first + std::min<size_t>(step + 1, src.second - src.first), ended);
-    ++probes;
+    if (++probes > maxProbes)
+      return std::nullopt;
     if (src.first != src.second && src.first->first < x + size) {
       x = alignUp(src.first->second, alignment);
       quiet = 0;
@@ -379,18 +386,39 @@ constexpr uint64_t kNodeWeight = 13;
 bool placeNext(BusyIndex &index, ArrayRef<PackItem> items, uint32_t id,
                std::vector<uint64_t> &offsets, const Budget *budget,
                uint64_t cutoff, Fit fit, size_t &count, uint64_t &arena) {
-  if (budget &&
-      (budget->overWork() || ((++count & 255) == 0 && budget->overTime())))
-    return false;
+  const uint64_t weight =
+      fit == Fit::First ? kFirstFitProbeWeight : kBestFitListWeight;
+  const uint64_t walk = kNodeWeight * index.nodesPerItem();
+  // The walk must be paid for before the query, and the query reads no
+  // more probes or ranges than the rest of the work left pays for, so a
+  // placement never ends past the bound (one first-fit query on a dense
+  // segment of 4000 buffers had ended 36449 units past it). One the work
+  // left cannot pay for places nothing and spends what is left, so that
+  // callers see the budget expired (and tell "out of work" from "past the
+  // cutoff").
+  uint64_t maxLists = UINT64_MAX;
+  if (budget) {
+    if (budget->overWork() || ((++count & 255) == 0 && budget->overTime()))
+      return false;
+    uint64_t left = budget->workAffordable();
+    if (left < walk) {
+      budget->charge(left);
+      return false;
+    }
+    if (left != UINT64_MAX)
+      maxLists = (left - walk) / weight;
+  }
   uint64_t lists = 0;
-  uint64_t at = index.place(id, fit, lists);
+  std::optional<uint64_t> at = index.place(id, fit, lists, maxLists);
+  if (!at) {
+    assert(budget && "only a work bound stops a query");
+    budget->charge(budget->workAffordable());
+    return false;
+  }
   if (budget)
-    budget->charge(
-        (fit == Fit::First ? kFirstFitProbeWeight : kBestFitListWeight) *
-            lists +
-        kNodeWeight * index.nodesPerItem());
-  offsets[id] = at;
-  arena = std::max(arena, at + items[id].size);
+    budget->charge(weight * lists + walk);
+  offsets[id] = *at;
+  arena = std::max(arena, *at + items[id].size);
   return arena < cutoff;
 }
 

@@ -332,18 +332,24 @@ public:
   /// before (fitAmong; first fit through firstFit, which gives the same
   /// offset without merging the lists), records it there and returns the
   /// offset; `lists` counts the coalesced ranges read (best fit) or the
-  /// probes (first fit).
-  uint64_t place(uint32_t id, Fit fit, uint64_t &lists);
+  /// probes (first fit). Where that count would pass `maxLists`, nothing
+  /// is placed and nullopt is returned (best fit knows its count before it
+  /// reads a range; first fit stops at the probe past it).
+  std::optional<uint64_t> place(uint32_t id, Fit fit, uint64_t &lists,
+                                uint64_t maxLists = UINT64_MAX);
 
 private:
   std::pair<size_t, size_t> leafRange(uint32_t id) const;
   /// Records `run` for an item over leaves [l, r).
   void add(size_t l, size_t r, Run run);
   /// First fit over `sources`, searched lazily (consumes them); `probes`
-  /// counts the binary searches.
-  uint64_t firstFit(uint64_t size, uint64_t alignment, uint64_t &probes);
-  /// Best fit over `sources`, merged; `lists` counts the ranges read.
-  uint64_t bestFit(uint64_t size, uint64_t alignment, uint64_t &lists);
+  /// counts the binary searches; nullopt once they pass `maxProbes`.
+  std::optional<uint64_t> firstFit(uint64_t size, uint64_t alignment,
+                                   uint64_t &probes, uint64_t maxProbes);
+  /// Best fit over `sources`, merged; `lists` counts the ranges read;
+  /// nullopt (nothing read) where they are more than `maxLists`.
+  std::optional<uint64_t> bestFit(uint64_t size, uint64_t alignment,
+                                  uint64_t &lists, uint64_t maxLists);
   /// Adds `run` to the coalesced, sorted `runs`; false when a run there
   /// covered it already (nothing changed).
   static bool insert(llvm::SmallVectorImpl<Run> &runs, Run run);
@@ -363,8 +369,10 @@ private:
 /// Places item `id` in the gap `fit` picks among the items added to `index`
 /// (and adds it), charging `budget` as placeInOrder does. `count` counts
 /// the items placed (the clock is read every 256); `arena` is raised to the
-/// item's top. False when the budget had run out (nothing placed) or the
-/// arena reached `cutoff`.
+/// item's top. False when the work left does not pay for the placement
+/// (nothing placed; the rest of the work is then charged, so that `budget`
+/// reads expired: a placement never ends past the bound), the time is up,
+/// or the arena reached `cutoff`.
 bool placeNext(BusyIndex &index, ArrayRef<PackItem> items, uint32_t id,
                std::vector<uint64_t> &offsets, const Budget *budget,
                uint64_t cutoff, Fit fit, size_t &count, uint64_t &arena);
@@ -374,8 +382,8 @@ bool placeNext(BusyIndex &index, ArrayRef<PackItem> items, uint32_t id,
 /// Charges `budget` (when given) kFirstFitProbeWeight per probe of a
 /// first-fit query (a galloping search in one list), kBestFitListWeight per
 /// coalesced range a best-fit one reads and kNodeWeight per node walked
-/// (BusyIndex::nodesPerItem). Returns the arena, or nullopt when it runs past
-/// `budget` or past `cutoff`.
+/// (BusyIndex::nodesPerItem). Returns the arena, or nullopt when `budget`
+/// runs out (placeNext) or the arena passes `cutoff`.
 std::optional<uint64_t> placeInOrder(BusyIndex &index, ArrayRef<PackItem> items,
                                      ArrayRef<uint32_t> order,
                                      std::vector<uint64_t> &offsets,
