@@ -78,11 +78,17 @@ constexpr double kSqueakShare = 0.85;
 /// squeaky wheel gets this share of the work left before the probes, where
 /// the segment has more than kMinSqueakItems buffers. On 12 planted and
 /// irregular traces of 3000-4000 buffers it lowered six arenas (one from
-/// 1.091 to 1.028 x LB) and raised none; on MiniMalloc's challenging suite
-/// (150-455 buffers) it took the work that brings D's probes to 1.0571
-/// (1.0862 with it), hence the floor (docs/benchmarks.md).
+/// 1.091 to 1.028 x LB) and raised none. The floor: on segments of 513-1024
+/// buffers it (with the band search after it) took 13 of 40 planted traces
+/// of 3000 and 6000 pieces closer to LB (a 718-buffer segment from 1.0057 x
+/// LB to LB, proven) and raised none, and 11 of 12 random uniform ones of
+/// 600-1000 buffers (mean excess 0.058 -> 0.043; one 1.0218 -> 1.0373);
+/// below, the probes need the work: MiniMalloc's J (409 buffers) 1.0569 ->
+/// 1.0652 with a floor of 256, and 7 of 12 uniform traces of 300-500
+/// buffers higher, two lower (docs/benchmarks.md). (It was 1024 while D's
+/// probes needed the work, before coalescing packed D at LB.)
 constexpr double kSqueakAfterSearchShare = 0.6;
-constexpr size_t kMinSqueakItems = 1024;
+constexpr size_t kMinSqueakItems = 512;
 /// There, once it stalls, the squeaky wheel starts over from noisy sizes up
 /// to this many times, within the same share: on the small set of
 /// bench/pack_suite.py the mean excess went from 0.00616 to 0.00410 (planted

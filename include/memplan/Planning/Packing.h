@@ -113,14 +113,14 @@ struct PackOptions {
   /// above the lower bound earlier each time (the squeaky wheel,
   /// docs/Packing.md), on segments too large for the canonical search after
   /// the random orders (Exact too, where its search problem cannot be
-  /// built), and on segments of 1025-4096 items after a decision search that
+  /// built), and on segments of 513-4096 items after a decision search that
   /// failed, before the probes (not in decision mode). A switch so that tests
   /// and benchmarks can show what it buys.
   bool squeakyWheel = true;
   /// Best: the canonical search on the band of items at the top of a
   /// packing, above the items left in place (docs/Packing.md), on segments
   /// too large for the canonical search after the squeaky wheel, and (not in
-  /// decision mode) on segments of 1025-4096 items whose decision search
+  /// decision mode) on segments of 513-4096 items whose decision search
   /// failed, after the squeaky wheel, before the probes. Exact too, on a
   /// segment whose search problem cannot be built (more overlapping pairs or
   /// section memberships than the search takes), where it runs what a large
