@@ -109,6 +109,16 @@ constexpr double kBandAfterSearchShare = 0.25;
 /// The share of the remaining time the decision search at the goal gets
 /// before the probes between the goal and the incumbent.
 constexpr double kDecisionShare = 0.7;
+/// The same, on a segment where the squeaky wheel and the band search follow
+/// a failed decision search (Best, more than kMinSqueakItems buffers, not
+/// in decision mode): a decision search that succeeds mostly does so early,
+/// and one that fails there leaves them the work. On 44 traces held out
+/// from the choice (planted, 1500-8000 pieces; uniform, 700 and 2000
+/// buffers) the mean excess over LB went from 0.00501 to 0.00450 (17
+/// arenas lower, 2 higher; 0.00487 with 0.5, 0.00450 with 0.15 but 4
+/// higher); on the small set of bench/pack_suite.py from 0.00026 to 0.00018
+/// (docs/benchmarks.md).
+constexpr double kPolishDecisionShare = 0.3;
 
 /// The first probe slices: about 0.02 s of search (kDefaultPackWork is
 /// about 1 s).
@@ -171,7 +181,8 @@ void improveLarge(const Segment &seg, SegmentSearch &state,
 /// to reach, the floor of packOnThisStack), within
 /// `budget` (its share): segments small enough (every one for Exact) get the
 /// canonical search at the goal with kDecisionShare of it (all of it in
-/// decision mode) and are kept for the probes when it fails (Best, on a
+/// decision mode; kPolishDecisionShare where the squeaky wheel and the band
+/// search follow) and are kept for the probes when it fails (Best, on a
 /// segment of more than kMinSqueakItems buffers, first gives the squeaky
 /// wheel, with restarts, kSqueakAfterSearchShare of what is left, then the band
 /// search kBandAfterSearchShare of the rest); larger ones, and those whose
@@ -198,7 +209,13 @@ void improveSegment(const Segment &seg, SegmentSearch &state,
                    options);
     return;
   }
-  double share = options.capacity ? 1.0 : kDecisionShare;
+  // What follows a failed decision search (below) decides its share.
+  const bool polish = options.algorithm == PackAlgorithm::Best &&
+                      !options.capacity && seg.ids.size() > kMinSqueakItems &&
+                      (options.squeakyWheel || options.bandSearch);
+  double share = options.capacity ? 1.0
+                 : polish         ? kPolishDecisionShare
+                                  : kDecisionShare;
   SearchOutcome decision =
       searchPortfolio(*problem, offsets, budget.share(share), goal);
   if (decision.arena <= goal) {
@@ -212,8 +229,6 @@ void improveSegment(const Segment &seg, SegmentSearch &state,
   // lower the incumbent before the probes (on smaller ones the probes do
   // better alone). Not in decision mode, where the decision search has had
   // all the work.
-  const bool polish = options.algorithm == PackAlgorithm::Best &&
-                      !options.capacity && seg.ids.size() > kMinSqueakItems;
   if (polish && options.squeakyWheel && !budget.expired())
     state.arena = improveBySqueaking(
         seg, offsets, budget.share(kSqueakAfterSearchShare), goal, state.arena,
