@@ -229,8 +229,9 @@ std::vector<uint32_t> makePreorder(const SearchProblem &p, const char *keys,
 class CanonicalSearch {
 public:
   /// TooDeep: stopped at kMaxSearchDepth (more nodes would not help).
-  /// Starved: stopped where the work left could not pay for a ranking or a
-  /// placement (another order would stop there too).
+  /// Starved: stopped where the work left could not pay for a ranking, a
+  /// node's scan of its part, a candidate's pre-check or a placement
+  /// (another order would stop there too).
   enum class Status { Found, Exhausted, Stopped, TooDeep, Starved };
 
   /// `offsetsOut`: by local id, one per item of the problem.
@@ -506,8 +507,7 @@ bool CanonicalSearch::dfs(const Part &part, uint64_t lastOffset,
     // Cheap pre-checks of the section bound after placing i: its own
     // sections get floor `top`; every section gets at least c.offset.
     bool fit = true;
-    if (!budget.affords(1 + p.secHi[i] - p.secLo[i] +
-                        (part.end - part.begin))) {
+    if (!budget.affords(1 + p.secHi[i] - p.secLo[i])) {
       stopped = starved = true;
       return false;
     }
@@ -515,6 +515,10 @@ bool CanonicalSearch::dfs(const Part &part, uint64_t lastOffset,
     for (uint32_t s = p.secLo[i]; s < p.secHi[i] && fit; ++s)
       fit = c.offset + unplacedBytes[s] <= cap;
     if (fit && c.offset + maxUnplaced > cap) {
+      if (!budget.affords(part.end - part.begin)) {
+        stopped = starved = true;
+        return false;
+      }
       budget.charge(part.end - part.begin);
       for (uint32_t s = part.begin; s < part.end && fit; ++s)
         fit = (s >= p.secLo[i] && s < p.secHi[i]) ||

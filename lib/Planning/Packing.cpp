@@ -85,8 +85,10 @@ constexpr double kSqueakShare = 0.85;
 /// 600-1000 buffers (mean excess 0.058 -> 0.043; one 1.0218 -> 1.0373);
 /// below, the probes need the work: MiniMalloc's J (409 buffers) 1.0569 ->
 /// 1.0652 with a floor of 256, and 7 of 12 uniform traces of 300-500
-/// buffers higher, two lower (docs/benchmarks.md). (It was 1024 while D's
-/// probes needed the work, before coalescing packed D at LB.)
+/// buffers higher, two lower (docs/benchmarks.md). (It had been 1024 since
+/// the squeaky wheel first ran after the search, a floor that kept it off
+/// MiniMalloc's suite, at most 455 buffers, where D's probes lost to it,
+/// 1.0571 -> 1.0862; segments of 513-1024 buffers had not been measured.)
 constexpr double kSqueakAfterSearchShare = 0.6;
 constexpr size_t kMinSqueakItems = 512;
 /// There, once it stalls, the squeaky wheel starts over from noisy sizes up
@@ -109,9 +111,11 @@ constexpr double kBandAfterSearchShare = 0.25;
 /// The share of the remaining time the decision search at the goal gets
 /// before the probes between the goal and the incumbent.
 constexpr double kDecisionShare = 0.7;
-/// The same, on a segment where the squeaky wheel and the band search follow
+/// The same, on a segment where the squeaky wheel or the band search follows
 /// a failed decision search (Best, more than kMinSqueakItems buffers, not
-/// in decision mode): a decision search that succeeds mostly does so early,
+/// in decision mode, either phase on; with both off the decision search
+/// keeps kDecisionShare, so that the probes get what they got before
+/// these phases ran): a decision search that succeeds mostly does so early,
 /// and one that fails there leaves them the work. On 44 traces held out
 /// from the choice (planted, 1500-8000 pieces; uniform, 700 and 2000
 /// buffers) the mean excess over LB went from 0.00501 to 0.00450 (17
@@ -415,7 +419,8 @@ static PackResult packOnThisStack(ArrayRef<PackItem> items,
   }
   // Then the segments left above their goal, the highest arena first (only
   // the highest decides the arena): the search at the goal with
-  // kDecisionShare of the work left, as before this split; random orders
+  // kDecisionShare (or kPolishDecisionShare) of the work left, as before
+  // this split; random orders
   // and the repair, which rarely stop before the bound on a large segment,
   // with an equal share of what is left among the segments still to go.
   std::vector<size_t> above;
@@ -450,7 +455,8 @@ static PackResult packOnThisStack(ArrayRef<PackItem> items,
     bool infeasible = false;
     // A large segment (or one whose search problem cannot be built) gets
     // an equal share of what is left among those still to go; one the
-    // search takes, all of it (its decision search takes kDecisionShare).
+    // search takes, all of it (its decision search takes kDecisionShare or
+    // kPolishDecisionShare).
     improveSegment(segments[k], states[k], result.offsets, budget, floor,
                    options, 1.0 / static_cast<double>(above.size() - improved),
                    infeasible);

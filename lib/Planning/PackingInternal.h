@@ -258,8 +258,9 @@ struct SearchOutcome {
   /// The search nests too deep for this segment: no cap will do better.
   bool tooDeep = false;
   /// Stopped because the work left could not pay for a search's set-up
-  /// (SearchProblem::setupWork), a part's ranking or a placement
-  /// (SearchProblem::placeWork): a larger slice may go on.
+  /// (SearchProblem::setupWork), a part's ranking, a node's scan of its
+  /// part, a candidate's pre-check or a placement (SearchProblem::placeWork):
+  /// a larger slice may go on.
   bool starved = false;
 };
 
@@ -334,7 +335,7 @@ public:
   /// offset; `lists` counts the coalesced ranges read (best fit) or the
   /// probes (first fit). Where that count would pass `maxLists`, nothing
   /// is placed and nullopt is returned (best fit knows its count before it
-  /// reads a range; first fit stops at the probe past it).
+  /// reads a range; first fit before the probe past it).
   std::optional<uint64_t> place(uint32_t id, Fit fit, uint64_t &lists,
                                 uint64_t maxLists = UINT64_MAX);
 

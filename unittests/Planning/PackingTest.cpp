@@ -710,6 +710,50 @@ TEST(PackingTest, BusyIndexReusedMatchesTheDefinition) {
   }
 }
 
+TEST(PackingTest, BusyIndexCappedQueriesLeaveItIntact) {
+  // A query capped below what it needs (placeNext, when the work left runs
+  // out) places nothing and returns nullopt; the index is then as if it had
+  // not been asked, so the same item placed again, uncapped, and the rest of
+  // the order give the definition's offsets. Caps of 0 to 3 probes or ranges
+  // stop most queries that have anything to read.
+  std::mt19937_64 rng(10);
+  int stopped = 0;
+  for (int iter = 0; iter < 100; ++iter) {
+    std::vector<PackItem> items =
+        randomInstance(rng, 20 + 3 * iter, 10 + iter, 500, 3);
+    packing::Segment seg{items, {}, 0, 0};
+    for (uint32_t i = 0; i < items.size(); ++i)
+      seg.ids.push_back(i);
+    packing::BusyIndex index(seg);
+    for (bool bestFit : {true, false}) {
+      std::vector<uint32_t> order = classicOrder(items, iter % 2 == 0);
+      std::vector<uint64_t> offsets(items.size());
+      // Filled by a whole order first, so that clear() is what resets it.
+      ASSERT_TRUE(packing::placeInOrder(index, items, order, offsets, nullptr,
+                                        UINT64_MAX, packing::Fit::First));
+      index.clear();
+      packing::Fit fit = bestFit ? packing::Fit::Best : packing::Fit::First;
+      for (uint32_t id : order) {
+        uint64_t lists = 0;
+        uint64_t cap = rng() % 4;
+        std::optional<uint64_t> at = index.place(id, fit, lists, cap);
+        if (!at) {
+          ++stopped;
+          at = index.place(id, fit, lists);
+          ASSERT_TRUE(at.has_value());
+          EXPECT_GT(lists, cap) << "stopped within its cap";
+        } else {
+          EXPECT_LE(lists, cap) << "placed past its cap";
+        }
+        offsets[id] = *at;
+      }
+      ASSERT_EQ(offsets, placeByDefinition(items, order, bestFit))
+          << "instance " << iter << (bestFit ? ", best fit" : ", first fit");
+    }
+  }
+  EXPECT_GT(stopped, 1000) << "the caps must stop queries";
+}
+
 /// Puts every item of `seg.items` into `seg` (in start order, ties by
 /// index, as splitSegments does) and packs them by first fit decreasing
 /// into `offsets`: the packing best's improvements start from. Returns its
