@@ -410,6 +410,15 @@ TEST(PackingTest, DecisionSearchIsCompleteAndSound) {
   EXPECT_GT(searched, 50);
 }
 
+/// One segment of every item, in index order (lower bound and peak left 0:
+/// the tests that use it do not read them).
+packing::Segment wholeSegment(llvm::ArrayRef<PackItem> items) {
+  packing::Segment seg{items, {}, 0, 0};
+  seg.ids.resize(items.size());
+  std::iota(seg.ids.begin(), seg.ids.end(), 0);
+  return seg;
+}
+
 TEST(PackingTest, SearchWithFloorsMatchesBruteForce) {
   // The canonical search on a problem with floors (what the band search
   // builds: each item above the tops of items fixed elsewhere) finds a
@@ -430,9 +439,7 @@ TEST(PackingTest, SearchWithFloorsMatchesBruteForce) {
     for (size_t i = 0; i < items.size(); ++i)
       onFloors = std::max(onFloors, floors[i] + items[i].size);
     arranged += optimum > onFloors;
-    packing::Segment seg{items, {}, 0, 0};
-    for (uint32_t i = 0; i < items.size(); ++i)
-      seg.ids.push_back(i);
+    packing::Segment seg = wholeSegment(items);
     packing::SearchProblem problem(seg, UINT64_MAX, floors);
     ASSERT_FALSE(problem.tooLarge);
     uint64_t used = 0;
@@ -690,9 +697,7 @@ TEST(PackingTest, BusyIndexReusedMatchesTheDefinition) {
   for (int iter = 0; iter < 100; ++iter) {
     std::vector<PackItem> items =
         randomInstance(rng, 20 + 3 * iter, 10 + iter, 500, 3);
-    packing::Segment seg{items, {}, 0, 0};
-    for (uint32_t i = 0; i < items.size(); ++i)
-      seg.ids.push_back(i);
+    packing::Segment seg = wholeSegment(items);
     packing::BusyIndex index(seg);
     for (int run = 0; run < 6; ++run) {
       std::vector<uint32_t> order = classicOrder(items, run % 3 == 0);
@@ -721,9 +726,7 @@ TEST(PackingTest, BusyIndexCappedQueriesLeaveItIntact) {
   for (int iter = 0; iter < 100; ++iter) {
     std::vector<PackItem> items =
         randomInstance(rng, 20 + 3 * iter, 10 + iter, 500, 3);
-    packing::Segment seg{items, {}, 0, 0};
-    for (uint32_t i = 0; i < items.size(); ++i)
-      seg.ids.push_back(i);
+    packing::Segment seg = wholeSegment(items);
     packing::BusyIndex index(seg);
     for (bool bestFit : {true, false}) {
       std::vector<uint32_t> order = classicOrder(items, iter % 2 == 0);
