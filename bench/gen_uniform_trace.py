@@ -17,6 +17,8 @@ import argparse
 import random
 import sys
 
+from gen_planted_trace import between
+
 
 def main():
     parser = argparse.ArgumentParser(
@@ -35,8 +37,8 @@ def main():
     out = sys.stdout
     out.write("id,lower,upper,size\n")
     for i in range(args.buffers):
-        life = 1 + min(args.max_life - 1, int(rng.random() * args.max_life))
-        size = 1 + min(args.max_size - 1, int(rng.random() * args.max_size))
+        life = between(rng, 1, args.max_life)
+        size = between(rng, 1, args.max_size)
         out.write("%d,%d,%d,%d\n" % (i, i, i + life, size))
 
 

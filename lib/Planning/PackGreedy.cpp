@@ -398,15 +398,17 @@ bool placeNext(BusyIndex &index, ArrayRef<PackItem> items, uint32_t id,
   // left cannot pay for places nothing and spends what is left, so that
   // callers see the budget expired (and tell "out of work" from "past the
   // cutoff").
+  auto outOfWork = [&] {
+    budget->charge(budget->workAffordable());
+    return false;
+  };
   uint64_t maxLists = UINT64_MAX;
   if (budget) {
-    if (budget->overWork() || ((++count & 255) == 0 && budget->overTime()))
+    if ((++count & 255) == 0 && budget->overTime())
       return false;
     uint64_t left = budget->workAffordable();
-    if (left < walk) {
-      budget->charge(left);
-      return false;
-    }
+    if (left < walk)
+      return outOfWork();
     if (left != UINT64_MAX)
       maxLists = (left - walk) / weight;
   }
@@ -414,8 +416,7 @@ bool placeNext(BusyIndex &index, ArrayRef<PackItem> items, uint32_t id,
   std::optional<uint64_t> at = index.place(id, fit, lists, maxLists);
   if (!at) {
     assert(budget && "only a work bound stops a query");
-    budget->charge(budget->workAffordable());
-    return false;
+    return outOfWork();
   }
   if (budget)
     budget->charge(weight * lists + walk);

@@ -283,6 +283,16 @@ private:
     return done;
   }
   bool dfs(const Part &part, uint64_t lastOffset, uint32_t lastRank);
+  /// Charges `units` for a step about to be done, if the work left pays for
+  /// them; else marks the search starved (nothing charged) and returns false.
+  bool pay(uint64_t units) {
+    if (!budget.affords(units)) {
+      stopped = starved = true;
+      return false;
+    }
+    budget.charge(units);
+    return true;
+  }
   bool solveSplit(const Part &part, ArrayRef<uint32_t> cuts);
   void record();
 
@@ -438,11 +448,8 @@ bool CanonicalSearch::dfs(const Part &part, uint64_t lastOffset,
   // candidate tried the sections and neighbours it touches; each paid for
   // before it is done, so that the search never ends past its bound (a
   // node's scan of 3178 items had ended a run 626 units past it).
-  if (!budget.affords(part.items.size())) {
-    stopped = starved = true;
+  if (!pay(part.items.size()))
     return false;
-  }
-  budget.charge(part.items.size());
   struct Nest {
     uint32_t &depth;
     explicit Nest(uint32_t &depth) : depth(depth) { ++depth; }
@@ -507,19 +514,13 @@ bool CanonicalSearch::dfs(const Part &part, uint64_t lastOffset,
     // Cheap pre-checks of the section bound after placing i: its own
     // sections get floor `top`; every section gets at least c.offset.
     bool fit = true;
-    if (!budget.affords(1 + p.secHi[i] - p.secLo[i])) {
-      stopped = starved = true;
+    if (!pay(1 + p.secHi[i] - p.secLo[i]))
       return false;
-    }
-    budget.charge(1 + p.secHi[i] - p.secLo[i]);
     for (uint32_t s = p.secLo[i]; s < p.secHi[i] && fit; ++s)
       fit = c.offset + unplacedBytes[s] <= cap;
     if (fit && c.offset + maxUnplaced > cap) {
-      if (!budget.affords(part.end - part.begin)) {
-        stopped = starved = true;
+      if (!pay(part.end - part.begin))
         return false;
-      }
-      budget.charge(part.end - part.begin);
       for (uint32_t s = part.begin; s < part.end && fit; ++s)
         fit = (s >= p.secLo[i] && s < p.secHi[i]) ||
               c.offset + unplacedBytes[s] <= cap;
