@@ -19,6 +19,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <map>
 #include <queue>
 #include <random>
@@ -336,32 +337,51 @@ std::optional<uint64_t> BusyIndex::firstFit(uint64_t size, uint64_t alignment,
          "validatePackItems: a positive size, a power-of-two alignment");
   probes = 0;
   uint64_t x = 0;
+  // Each source's first run that may still meet [x, ...), read from a
+  // small array (the runs themselves lie all over memory), {max, max} once
+  // the source has none left; and the order the sources are probed in,
+  // the one that moved x last first (the runs it meets next often block
+  // too: half the probes of a fixed order on dense traces).
+  heads.clear();
+  turn.clear();
+  for (auto [k, src] : llvm::enumerate(sources)) {
+    heads.push_back(*src.first);
+    turn.push_back(static_cast<uint32_t>(k));
+  }
   // Sources in a row that x meets no run of; a jump restarts the count at
   // the source that moved it (its next run may start below x + size too).
   size_t quiet = 0;
   for (size_t k = 0; quiet < sources.size();) {
-    Source &src = sources[k];
-    // The first run of this source ending after x: galloping from where
-    // the last search stopped (it is usually a few runs on).
     if (probes == maxProbes)
       return std::nullopt;
-    auto ended = [&](const Run &run) { return run.second <= x; };
-    size_t step = 1;
-    while (step < static_cast<size_t>(src.second - src.first) &&
-           ended(src.first[step])) {
-      src.first += step;
-      step *= 2;
-    }
-    src.first = std::partition_point(
-        src.first,
-        src.first + std::min<size_t>(step + 1, src.second - src.first), ended);
     ++probes;
-    if (src.first != src.second && src.first->first < x + size) {
-      x = alignUp(src.first->second, alignment);
+    const uint32_t s = turn[k];
+    Run &head = heads[s];
+    if (head.second <= x) {
+      // The first run of this source ending after x: galloping from where
+      // the last search stopped (it is usually a few runs on).
+      Source &src = sources[s];
+      auto ended = [&](const Run &run) { return run.second <= x; };
+      size_t step = 1;
+      while (step < static_cast<size_t>(src.second - src.first) &&
+             ended(src.first[step])) {
+        src.first += step;
+        step *= 2;
+      }
+      src.first = std::partition_point(
+          src.first,
+          src.first + std::min<size_t>(step + 1, src.second - src.first),
+          ended);
+      head = src.first != src.second ? *src.first : Run{UINT64_MAX, UINT64_MAX};
+    }
+    if (head.first < x + size) {
+      x = alignUp(head.second, alignment);
       quiet = 0;
       if (k) {
-        std::rotate(sources.begin(), sources.begin() + k,
-                    sources.begin() + k + 1);
+        // Moved to the front (a memmove: std::rotate took 8 % of first fit
+        // decreasing's time on a dense 10^5-buffer trace).
+        std::memmove(turn.data() + 1, turn.data(), k * sizeof(uint32_t));
+        turn[0] = s;
         k = 0;
       }
     } else {

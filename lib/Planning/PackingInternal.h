@@ -363,6 +363,9 @@ private:
   std::vector<llvm::SmallVector<Run, 0>> here, within;
   using Source = std::pair<const Run *, const Run *>;
   std::vector<Source> sources;
+  /// firstFit's copy of each source's current run, and its probe order.
+  std::vector<Run> heads;
+  std::vector<uint32_t> turn;
   std::vector<Run> busy, scratch;
   std::vector<size_t> bounds; // where each list starts in busy, then its end
 };
