@@ -299,11 +299,11 @@ bool probeRound(SegmentSearch &state, std::vector<uint64_t> &offsets,
 
 /// What packCoalesced does between the rules and the search on the items:
 /// given the items of the segments the rules left above their goal
-/// (ascending) and the budget, it adds its work to the last argument
-/// (charged to the run) and returns the share of the work and time left
-/// that the search gets (1: all of it).
-using BeforeSearch =
-    llvm::function_ref<double(ArrayRef<uint32_t>, const Budget &, uint64_t &)>;
+/// (ascending), the most items one of those segments has, and the budget,
+/// it adds its work to the last argument (charged to the run) and returns
+/// the share of the work and time left that the search gets (1: all of it).
+using BeforeSearch = llvm::function_ref<double(ArrayRef<uint32_t>, size_t,
+                                               const Budget &, uint64_t &)>;
 
 /// pack() itself, on a stack large enough for the canonical search, with
 /// `beforeSearch` (Best with coalescing) called once after the rules where
@@ -405,14 +405,17 @@ static PackResult packOnThisStack(ArrayRef<PackItem> items,
       ++decided;
   }
   std::vector<uint32_t> aboveIds;
+  size_t largestAbove = 0;
   if (beforeSearch && !budget.expired())
     for (auto [seg, state] : llvm::zip(segments, states))
-      if (state.arena > goal)
+      if (state.arena > goal) {
         aboveIds.insert(aboveIds.end(), seg.ids.begin(), seg.ids.end());
+        largestAbove = std::max(largestAbove, seg.ids.size());
+      }
   uint64_t units = orderWork(aboveIds.size());
   if (!aboveIds.empty() && budget.affords(units)) {
     llvm::sort(aboveIds);
-    double share = beforeSearch(aboveIds, budget, units);
+    double share = beforeSearch(aboveIds, largestAbove, budget, units);
     budget.charge(units);
     if (share < 1.0)
       budget = budget.share(share);
@@ -535,12 +538,21 @@ static PackResult packOnThisStack(ArrayRef<PackItem> items,
 /// the work or less, and some traces need half for the items (MiniMalloc's
 /// J: 1.0569 x LB from 2.5 * 10^8 units, 1.0580 with 1.5 * 10^8).
 constexpr double kItemsShare = 0.5;
+/// The same where one of the segments coalesced is huge (kMinHugeItems):
+/// there the composites' rules need most of what the items' rules leave
+/// (on 10^5-buffer traces, one first-fit pass over the composites costs
+/// about 5 * 10^7 units, and their seeded fits are what lowers PL3 of
+/// bench/pack_suite.py's large set, 1.1010 -> 1.0566 x LB, and PL5, 1.0050
+/// -> 1.0019; with 0.5 they do not reach them; the 20 other 10^5-buffer
+/// traces measured are unchanged: docs/benchmarks.md, eighth stop).
+constexpr double kHugeItemsShare = 0.3;
 
 /// Best with coalescing (PackCoalesce.cpp): the items packed first; where
 /// their rules leave segments above their goal, those segments' items are
 /// coalesced then, and if any merge (and the work the items' search would
 /// leave pays for the composites' first packing twice over), the search on
-/// the items gets kItemsShare of what is left, and, unless it ends at a
+/// the items gets kItemsShare of what is left (kHugeItemsShare where one of
+/// those segments is huge), and, unless it ends at a
 /// proven optimum, the composites get the rest; each of those segments
 /// keeps the lower of its two packings (the items' on a tie: no chain
 /// joins two segments, so the composites' segments are the items'). The
@@ -572,7 +584,10 @@ static PackResult packCoalesced(ArrayRef<PackItem> items,
   Coalesced merged;
   PackResult own = packOnThisStack(
       items, first,
-      [&](ArrayRef<uint32_t> above, const Budget &budget, uint64_t &work) {
+      [&](ArrayRef<uint32_t> above, size_t largest, const Budget &budget,
+          uint64_t &work) {
+        const double itemsShare =
+            largest > kMinHugeItems ? kHugeItemsShare : kItemsShare;
         ids.assign(above.begin(), above.end());
         sub.clear();
         for (uint32_t id : ids)
@@ -580,11 +595,11 @@ static PackResult packCoalesced(ArrayRef<PackItem> items,
         uint64_t cap = budget.workAffordable();
         merged = coalesce(sub, work, cap, [&] { return budget.overTime(); });
         if (!merged.items.empty() && cap != UINT64_MAX &&
-            (1.0 - kItemsShare) * static_cast<double>(cap - work) <
+            (1.0 - itemsShare) * static_cast<double>(cap - work) <
                 static_cast<double>(2 * sweepWork(merged.items.size()) +
                                     2 * orderWork(sub.size())))
           merged = Coalesced();
-        return merged.items.empty() ? 1.0 : kItemsShare;
+        return merged.items.empty() ? 1.0 : itemsShare;
       });
   auto finish = [&]() -> PackResult & {
     if (options.progress) {

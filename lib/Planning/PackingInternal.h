@@ -399,6 +399,13 @@ std::optional<uint64_t> placeInOrder(BusyIndex &index, ArrayRef<PackItem> items,
 uint64_t packRule(const Segment &seg, PackAlgorithm algorithm,
                   std::vector<uint64_t> &offsets);
 
+/// Segments of more than this many items are *huge*: one first-fit pass
+/// over one costs about a fifth of the default work bound, so after the
+/// seeded fits packGreedy runs only the classic rules it has not run yet,
+/// and where Best coalesces such a segment the composites get more of the
+/// work (packCoalesced).
+constexpr size_t kMinHugeItems = size_t(1) << 16;
+
 /// The greedy rules for one segment, in this order: the peak split, the
 /// start-order sweep, first fit decreasing, the seeded fits (when `seeded`,
 /// on segments of more than 1024 items: the 256, 512, ... 2048 largest
@@ -408,9 +415,12 @@ uint64_t packRule(const Segment &seg, PackAlgorithm algorithm,
 /// then eighths of an octave; the longest-lived first within a class), the
 /// start-order sweep with the longest-lived first at equal starts, then best
 /// fit by size, size x lifetime, lifetime and start, and first fit by start;
-/// until `budget` or `target`. Returns the arena; offsets filled. The peak
-/// split and the sweeps are charged kSweepWeight units per item per level of
-/// a sort, what their free lists cost (docs/Packing.md). The first-fit and
+/// until `budget` or `target`; on a huge segment (kMinHugeItems) only the
+/// classic rules after the seeded fits, where they run (best fit by size, first
+/// fit by start: with the start-order sweep and first fit decreasing, what
+/// memplan-pack's --algorithm offers). Returns the arena; offsets filled. The
+/// peak split and the sweeps are charged kSweepWeight units per item per level
+/// of a sort, what their free lists cost (docs/Packing.md). The first-fit and
 /// best-fit rules place through `index`, built here when empty.
 ///
 /// `index` (here, in improveBySqueaking and improveRandomly): the segment's

@@ -121,9 +121,10 @@ static cl::opt<bool> coalesce(
              "above the lower bound, also pack their buffers merged into "
              "composites (buffers with the same lifetime stacked, a buffer "
              "and one of its size that starts when it ends at one offset): "
-             "the search on the buffers gets half of the work left, the "
+             "the search on the buffers gets half of the work left (30 % "
+             "where one of those segments has more than 65536 buffers), the "
              "composites the rest, and each segment keeps the lower of its "
-             "two packings; the buffers' own search then has half the work, "
+             "two packings; the buffers' own search then has less work, "
              "so a trace may end higher (default true; --coalesce=false "
              "shows what it buys)"),
     cl::init(true), cl::cat(category));
