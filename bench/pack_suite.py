@@ -17,7 +17,7 @@ bench/gen_planted_trace.py, so the same on any machine):
   ps7 ps8  planted, 6000 pieces, drop 0.5, seeds 7 and 8
 Planted traces admit a packing at LB; irregular ones may not.
 
-Two more sets, for checking a change tuned on the suite on traces it was not
+Three more sets, for checking a change tuned on the suite on traces it was not
 tuned on (--set):
   held-out (12 traces)  ir11-ir14 irregular, 10000 buffers, seeds 11-14;
                         pl11-pl14 planted, 20000 pieces, drop 0.5, seeds
@@ -33,7 +33,17 @@ tuned on (--set):
                         drop 0.8; IR1-IR5 irregular, 100000 buffers, seeds
                         1-5 (generating them takes a few minutes)
 
-usage: bench/pack_suite.py [--set=suite|held-out|small|large] [BINARY ...]
+Two more at scale, for checking a change tuned on the large set (both
+first used for the choice of kMinHugeItems and kHugeItemsShare, which
+changed none of their arenas; docs/benchmarks.md, eighth stop):
+  large-held-out (11)   PL7-PL12 planted, 200000 pieces, drop 0.5, seeds
+                        7-12; PM2 planted, 500000 pieces, drop 0.8;
+                        IR6-IR9 irregular, 100000 buffers, seeds 6-9
+  mid (10 traces)       segments of 3-6 * 10^4 buffers: P80k1-4 and
+                        P120k1-3 planted, 80000 and 120000 pieces, drop
+                        0.5; I50k1-3 irregular, 50000 buffers
+
+usage: bench/pack_suite.py [--set=suite|held-out|small|large|large-held-out|mid] [BINARY ...]
   (default: the suite, build/bin/memplan-pack)
   The binaries take turns on each trace, so that they are timed under the
   same conditions (the machine's speed drifts); the arenas do not depend on
@@ -88,6 +98,18 @@ def large():
             irregular("IR%d", 100000, range(1, 6)))
 
 
+def large_held_out():
+    return (planted("PL%d", 200000, "0.5", range(7, 13)) +
+            planted("PM%d", 500000, "0.8", (2,)) +
+            irregular("IR%d", 100000, range(6, 10)))
+
+
+def mid():
+    return (planted("P80k%d", 80000, "0.5", range(1, 5)) +
+            planted("P120k%d", 120000, "0.5", range(1, 4)) +
+            irregular("I50k%d", 50000, range(1, 4)))
+
+
 def suite():
     return (irregular("ir%d", 10000, range(1, 7)) +
             planted("pl%d", 20000, "0.5", range(1, 7)) +
@@ -117,7 +139,7 @@ def pack(binary, csv):
 def main():
     args = sys.argv[1:]
     sets = {"suite": suite, "held-out": held_out, "small": small,
-            "large": large}
+            "large": large, "large-held-out": large_held_out, "mid": mid}
     chosen = "suite"
     if args and args[0].startswith("--set="):
         chosen = args.pop(0)[len("--set="):]
