@@ -36,14 +36,16 @@ tuned on (--set):
 Two more at scale, for checking a change tuned on the large set (both
 first used for the choice of kMinHugeItems and kHugeItemsShare, which
 changed none of their arenas; docs/benchmarks.md, eighth stop):
-  large-held-out (11)   PL7-PL12 planted, 200000 pieces, drop 0.5, seeds
+  large-held-out (11 traces)
+                        PL7-PL12 planted, 200000 pieces, drop 0.5, seeds
                         7-12; PM2 planted, 500000 pieces, drop 0.8;
                         IR6-IR9 irregular, 100000 buffers, seeds 6-9
   mid (10 traces)       segments of 3-6 * 10^4 buffers: P80k1-4 and
                         P120k1-3 planted, 80000 and 120000 pieces, drop
                         0.5; I50k1-3 irregular, 50000 buffers
 
-usage: bench/pack_suite.py [--set=suite|held-out|small|large|large-held-out|mid] [BINARY ...]
+usage: bench/pack_suite.py [--set=SET] [BINARY ...]
+  (SET: suite, held-out, small, large, large-held-out or mid)
   (default: the suite, build/bin/memplan-pack)
   The binaries take turns on each trace, so that they are timed under the
   same conditions (the machine's speed drifts); the arenas do not depend on

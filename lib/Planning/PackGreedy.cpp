@@ -946,8 +946,8 @@ uint64_t mlir::memplan::packing::packGreedy(
   // On a huge segment, the rules after the seeded fits (where they run)
   // are only the classic ones (those memplan-pack's --algorithm offers):
   // there one pass costs about a fifth of the default bound, the others
-  // lowered none of 22 arenas of 10^5-buffer traces, and the work they took
-  // is what the composites need to reach their seeded fits (PL3 of
+  // raised none of 23 arenas of 10^5-buffer traces when dropped, and the work
+  // they took is what the composites need to reach their seeded fits (PL3 of
   // bench/pack_suite.py's large set: 1.1010 -> 1.0566 x LB with
   // kHugeItemsShare; docs/benchmarks.md, eighth stop). Without the seeded
   // fits the size classes stay: they are the best rules on such segments

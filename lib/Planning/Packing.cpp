@@ -538,12 +538,13 @@ static PackResult packOnThisStack(ArrayRef<PackItem> items,
 /// the work or less, and some traces need half for the items (MiniMalloc's
 /// J: 1.0569 x LB from 2.5 * 10^8 units, 1.0580 with 1.5 * 10^8).
 constexpr double kItemsShare = 0.5;
-/// The same where one of the segments coalesced is huge (kMinHugeItems):
+/// The same where one of the segments coalesced is huge (kMinHugeItems)
+/// and the seeded fits are on:
 /// there the composites' rules need most of what the items' rules leave
 /// (on 10^5-buffer traces, one first-fit pass over the composites costs
 /// about 5 * 10^7 units, and their seeded fits are what lowers PL3 of
 /// bench/pack_suite.py's large set, 1.1010 -> 1.0566 x LB, and PL5, 1.0050
-/// -> 1.0019; with 0.5 they do not reach them; the 20 other 10^5-buffer
+/// -> 1.0019; with 0.5 they do not reach them; the 21 other 10^5-buffer
 /// traces measured are unchanged: docs/benchmarks.md, eighth stop).
 constexpr double kHugeItemsShare = 0.3;
 
@@ -552,7 +553,7 @@ constexpr double kHugeItemsShare = 0.3;
 /// coalesced then, and if any merge (and the work the items' search would
 /// leave pays for the composites' first packing twice over), the search on
 /// the items gets kItemsShare of what is left (kHugeItemsShare where one of
-/// those segments is huge), and, unless it ends at a
+/// those segments is huge and the seeded fits are on), and, unless it ends at a
 /// proven optimum, the composites get the rest; each of those segments
 /// keeps the lower of its two packings (the items' on a tie: no chain
 /// joins two segments, so the composites' segments are the items'). The
@@ -586,8 +587,9 @@ static PackResult packCoalesced(ArrayRef<PackItem> items,
       items, first,
       [&](ArrayRef<uint32_t> above, size_t largest, const Budget &budget,
           uint64_t &work) {
-        const double itemsShare =
-            largest > kMinHugeItems ? kHugeItemsShare : kItemsShare;
+        const double itemsShare = options.seededFit && largest > kMinHugeItems
+                                      ? kHugeItemsShare
+                                      : kItemsShare;
         ids.assign(above.begin(), above.end());
         sub.clear();
         for (uint32_t id : ids)

@@ -344,7 +344,7 @@ private:
   /// Records `run` for an item over leaves [l, r).
   void add(size_t l, size_t r, Run run);
   /// First fit over `sources`, searched lazily (consumes them); `probes`
-  /// counts the binary searches; nullopt once they pass `maxProbes`.
+  /// counts the sources probed; nullopt once they pass `maxProbes`.
   std::optional<uint64_t> firstFit(uint64_t size, uint64_t alignment,
                                    uint64_t &probes, uint64_t maxProbes);
   /// Best fit over `sources`, merged; `lists` counts the ranges read;
