@@ -562,8 +562,11 @@ constexpr double kHugeItemsShare = 0.3;
 /// buffers) pays nothing for it. Only the items' run proves anything: a
 /// search exhausted on the composites says nothing of packings that split
 /// them, but a bound proven for the items holds for every packing of them,
-/// the composites' too. Not in decision mode, nor for Exact, whose answers
-/// are proofs.
+/// the composites' too. In decision mode the composites are packed only
+/// where the items' run neither fits the capacity nor proves that nothing
+/// does: a packing of the composites under the capacity is a packing of the
+/// items, and a proof about the items stands (what the composites' run
+/// proves about them is dropped). Not for Exact, whose answers are proofs.
 static PackResult packCoalesced(ArrayRef<PackItem> items,
                                 const PackOptions &options) {
   auto begin = Clock::now();
@@ -628,7 +631,9 @@ static PackResult packCoalesced(ArrayRef<PackItem> items,
     second.timeLimitSeconds =
         options.timeLimitSeconds -
         std::chrono::duration<double>(Clock::now() - begin).count();
-  if (merged.items.empty() || own.optimal ||
+  const bool decided = options.capacity &&
+                       (own.provenInfeasible || own.arena <= *options.capacity);
+  if (merged.items.empty() || own.optimal || decided ||
       (options.timeLimitSeconds > 0 && second.timeLimitSeconds <= 0) ||
       (options.workLimit && (own.work >= options.workLimit ||
                              options.workLimit - own.work <
@@ -684,9 +689,8 @@ PackResult mlir::memplan::pack(ArrayRef<PackItem> items,
   if (options.algorithm != PackAlgorithm::Best &&
       options.algorithm != PackAlgorithm::Exact)
     return packOnThisStack(items, options);
-  const bool coalescing = options.coalesce &&
-                          options.algorithm == PackAlgorithm::Best &&
-                          !options.capacity;
+  const bool coalescing =
+      options.coalesce && options.algorithm == PackAlgorithm::Best;
   // The canonical search nests up to kMaxSearchDepth levels: it runs on a
   // thread whose stack holds them, whatever the caller's (an MLIR pass may
   // run on a pool thread).

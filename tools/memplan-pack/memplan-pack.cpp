@@ -117,17 +117,19 @@ static cl::opt<bool> seededFit(
     cl::init(true), cl::cat(category));
 static cl::opt<bool> coalesce(
     "coalesce",
-    cl::desc("best (not with --capacity): where the rules leave segments "
-             "above the lower bound, also pack their buffers merged into "
+    cl::desc("best: where the rules leave segments above the lower bound "
+             "(with --capacity, above it), also pack their buffers merged into "
              "composites (buffers with the same lifetime stacked, a buffer "
              "and one of its size that starts when it ends at one offset): "
              "the search on the buffers gets half of the work left (30 % "
              "where one of those segments has more than 65536 buffers and "
-             "--seeded-fit is on), the "
-             "composites the rest, and each segment keeps the lower of its "
-             "two packings; the buffers' own search then has less work, "
-             "so a trace may end higher (default true; --coalesce=false "
-             "shows what it buys)"),
+             "--seeded-fit is on), the composites the rest (with --capacity "
+             "only where the buffers neither fit nor are proven not to), "
+             "and each segment keeps the lower of its two packings; the "
+             "buffers' own search then has less work, so a trace may end "
+             "higher, or a proof of --capacity may need a larger "
+             "--work-limit (default true; --coalesce=false shows what it "
+             "buys)"),
     cl::init(true), cl::cat(category));
 static cl::opt<bool>
     quiet("quiet",

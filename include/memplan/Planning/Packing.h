@@ -137,13 +137,16 @@ struct PackOptions {
   /// docs/Packing.md). A switch so that tests and benchmarks can show what
   /// it buys.
   bool seededFit = true;
-  /// Best, not in decision mode: where the rules leave segments above the
-  /// lower bound, also pack their items merged into composites (items with
-  /// the same lifetime stacked, an item and one of its size that starts when
-  /// it ends chained at one offset): the search on the items then gets half
-  /// of the work left, the composites the rest, and each segment keeps the
-  /// lower of its two packings (docs/Packing.md). A switch so that tests and
-  /// benchmarks can show what it buys.
+  /// Best: where the rules leave segments above the lower bound (in
+  /// decision mode, above the capacity), also pack their items merged into
+  /// composites (items with the same lifetime stacked, an item and one of
+  /// its size that starts when it ends chained at one offset): the search on
+  /// the items then gets half of the work left (30 % where one of those
+  /// segments has more than 65536 items and the seeded fits are on), the
+  /// composites the rest (in decision mode only where the items neither fit
+  /// nor are proven not to), and each segment keeps the lower of its two
+  /// packings (docs/Packing.md). A switch so that tests and benchmarks can
+  /// show what it buys.
   bool coalesce = true;
   /// Called by Best and Exact every 2^24 work units and once at the end
   /// (never by the greedy algorithms); for progress lines. It must not
