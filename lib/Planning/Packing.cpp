@@ -19,6 +19,7 @@
 #include <chrono>
 #include <memory>
 #include <numeric>
+#include <optional>
 
 using namespace mlir::memplan;
 using namespace mlir::memplan::packing;
@@ -406,7 +407,8 @@ static PackResult packOnThisStack(ArrayRef<PackItem> items,
   }
   std::vector<uint32_t> aboveIds;
   size_t largestAbove = 0;
-  if (beforeSearch && !budget.expired())
+  // (Not where a capacity below the bounds has settled the answer.)
+  if (beforeSearch && !hopeless && !budget.expired())
     for (auto [seg, state] : llvm::zip(segments, states))
       if (state.arena > goal) {
         aboveIds.insert(aboveIds.end(), seg.ids.begin(), seg.ids.end());
@@ -625,7 +627,9 @@ static PackResult packCoalesced(ArrayRef<PackItem> items,
   // would mean no clock). The choice between the two packings after it is
   // reserved (a search for each coalesced item: at most a sort's work; the
   // reserve is twice that, the callback's share decision counted with it).
-  const uint64_t choice = 2 * orderWork(sub.size());
+  // In decision mode, picking the segments still above the capacity costs
+  // as much again (below).
+  const uint64_t choice = (options.capacity ? 3 : 2) * orderWork(sub.size());
   PackOptions second = options;
   if (options.timeLimitSeconds > 0)
     second.timeLimitSeconds =
@@ -652,27 +656,61 @@ static PackResult packCoalesced(ArrayRef<PackItem> items,
       q.segmentsDecided = q.segments;
       options.progress(q);
     };
-  PackResult composites = packOnThisStack(merged.items, second);
-  own.work += composites.work;
-  // Each coalesced segment keeps the lower of its two packings.
   ArrayRef<int64_t> cuts = merged.segmentStarts;
-  auto segmentOf = [&](size_t j) {
-    return static_cast<size_t>(llvm::upper_bound(cuts, sub[j].live.start) -
-                               cuts.begin() - 1);
+  auto segmentAt = [&](int64_t start) {
+    return static_cast<size_t>(llvm::upper_bound(cuts, start) - cuts.begin() -
+                               1);
   };
-  std::vector<uint64_t> ownTop(cuts.size(), 0), theirTop(cuts.size(), 0);
+  const uint64_t lookup = llvm::Log2_64_Ceil(cuts.size() + 1) + 1;
+  std::vector<uint64_t> ownTop(cuts.size(), 0);
   for (size_t j = 0; j < sub.size(); ++j) {
-    size_t g = segmentOf(j);
+    size_t g = segmentAt(sub[j].live.start);
     ownTop[g] = std::max(ownTop[g], own.offsets[ids[j]] + sub[j].size);
-    theirTop[g] = std::max(theirTop[g], composites.offsets[merged.of[j]] +
-                                            merged.at[j] + sub[j].size);
+  }
+  // Decision mode: only the composites of the segments the items' packing
+  // leaves above the capacity (a segment under it is done; searching it
+  // again could take the work the others need). `slot`: each composite's
+  // index among those packed (all of them otherwise).
+  std::vector<PackItem> picked;
+  std::vector<uint32_t> slot(merged.items.size());
+  std::iota(slot.begin(), slot.end(), 0);
+  if (options.capacity) {
+    for (auto [c, composite] : llvm::enumerate(merged.items)) {
+      const bool above =
+          ownTop[segmentAt(composite.live.start)] > *options.capacity;
+      slot[c] = above ? static_cast<uint32_t>(picked.size()) : UINT32_MAX;
+      if (above)
+        picked.push_back(composite);
+    }
+    own.work += (sub.size() + merged.items.size()) * lookup;
+    if (picked.empty())
+      return finish();
+  }
+  PackResult composites =
+      packOnThisStack(options.capacity ? ArrayRef<PackItem>(picked)
+                                       : ArrayRef<PackItem>(merged.items),
+                      second);
+  own.work += composites.work;
+  // Each coalesced segment keeps the lower of its two packings (the items'
+  // where its composites were not packed).
+  auto theirs = [&](size_t j) -> std::optional<uint64_t> {
+    uint32_t k = slot[merged.of[j]];
+    if (k == UINT32_MAX)
+      return std::nullopt;
+    return composites.offsets[k] + merged.at[j];
+  };
+  std::vector<uint64_t> theirTop(cuts.size(), 0);
+  for (size_t j = 0; j < sub.size(); ++j) {
+    size_t g = segmentAt(sub[j].live.start);
+    std::optional<uint64_t> at = theirs(j);
+    theirTop[g] = at ? std::max(theirTop[g], *at + sub[j].size) : UINT64_MAX;
   }
   for (size_t j = 0; j < sub.size(); ++j) {
-    size_t g = segmentOf(j);
+    size_t g = segmentAt(sub[j].live.start);
     if (theirTop[g] < ownTop[g])
-      own.offsets[ids[j]] = composites.offsets[merged.of[j]] + merged.at[j];
+      own.offsets[ids[j]] = *theirs(j);
   }
-  own.work += sub.size() * (llvm::Log2_64_Ceil(cuts.size() + 1) + 1);
+  own.work += sub.size() * lookup;
   assert(own.work <= before + composites.work + choice &&
          "the choice costs at most what was reserved");
   own.arena = 0;

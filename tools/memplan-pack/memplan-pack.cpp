@@ -118,7 +118,8 @@ static cl::opt<bool> seededFit(
 static cl::opt<bool> coalesce(
     "coalesce",
     cl::desc("best: where the rules leave segments above the lower bound "
-             "(with --capacity, above it), also pack their buffers merged into "
+             "(with --capacity, above the capacity), also pack their buffers "
+             "merged into "
              "composites (buffers with the same lifetime stacked, a buffer "
              "and one of its size that starts when it ends at one offset): "
              "the search on the buffers gets half of the work left (30 % "
