@@ -662,19 +662,22 @@ static PackResult packCoalesced(ArrayRef<PackItem> items,
                                1);
   };
   const uint64_t lookup = llvm::Log2_64_Ceil(cuts.size() + 1) + 1;
+  // Each coalesced item's segment, looked up once.
+  std::vector<uint32_t> group(sub.size());
   std::vector<uint64_t> ownTop(cuts.size(), 0);
   for (size_t j = 0; j < sub.size(); ++j) {
-    size_t g = segmentAt(sub[j].live.start);
-    ownTop[g] = std::max(ownTop[g], own.offsets[ids[j]] + sub[j].size);
+    group[j] = static_cast<uint32_t>(segmentAt(sub[j].live.start));
+    ownTop[group[j]] =
+        std::max(ownTop[group[j]], own.offsets[ids[j]] + sub[j].size);
   }
   // Decision mode: only the composites of the segments the items' packing
   // leaves above the capacity (a segment under it is done; searching it
   // again could take the work the others need). `slot`: each composite's
-  // index among those packed (all of them otherwise).
+  // index among those packed (empty otherwise: all of them, in order).
   std::vector<PackItem> picked;
-  std::vector<uint32_t> slot(merged.items.size());
-  std::iota(slot.begin(), slot.end(), 0);
+  std::vector<uint32_t> slot;
   if (options.capacity) {
+    slot.resize(merged.items.size());
     for (auto [c, composite] : llvm::enumerate(merged.items)) {
       const bool above =
           ownTop[segmentAt(composite.live.start)] > *options.capacity;
@@ -694,22 +697,20 @@ static PackResult packCoalesced(ArrayRef<PackItem> items,
   // Each coalesced segment keeps the lower of its two packings (the items'
   // where its composites were not packed).
   auto theirs = [&](size_t j) -> std::optional<uint64_t> {
-    uint32_t k = slot[merged.of[j]];
+    uint32_t k = slot.empty() ? merged.of[j] : slot[merged.of[j]];
     if (k == UINT32_MAX)
       return std::nullopt;
     return composites.offsets[k] + merged.at[j];
   };
   std::vector<uint64_t> theirTop(cuts.size(), 0);
   for (size_t j = 0; j < sub.size(); ++j) {
-    size_t g = segmentAt(sub[j].live.start);
     std::optional<uint64_t> at = theirs(j);
-    theirTop[g] = at ? std::max(theirTop[g], *at + sub[j].size) : UINT64_MAX;
+    uint64_t &top = theirTop[group[j]];
+    top = at ? std::max(top, *at + sub[j].size) : UINT64_MAX;
   }
-  for (size_t j = 0; j < sub.size(); ++j) {
-    size_t g = segmentAt(sub[j].live.start);
-    if (theirTop[g] < ownTop[g])
+  for (size_t j = 0; j < sub.size(); ++j)
+    if (theirTop[group[j]] < ownTop[group[j]])
       own.offsets[ids[j]] = *theirs(j);
-  }
   own.work += sub.size() * lookup;
   assert(own.work <= before + composites.work + choice &&
          "the choice costs at most what was reserved");
