@@ -79,19 +79,36 @@ constexpr double kSqueakShare = 0.85;
 /// squeaky wheel gets this share of the work left before the probes, where
 /// the segment has more than kMinSqueakItems buffers. On 12 planted and
 /// irregular traces of 3000-4000 buffers it lowered six arenas (one from
-/// 1.091 to 1.028 x LB) and raised none. The floor: on segments of 513-1024
-/// buffers it (with the band search after it) took 13 of 40 planted traces
-/// of 3000 and 6000 pieces closer to LB (a 718-buffer segment from 1.0057 x
-/// LB to LB, proven) and raised none, and 11 of 12 random uniform ones of
-/// 600-1000 buffers (mean excess 0.058 -> 0.043; one 1.0218 -> 1.0373);
-/// below, the probes need the work: MiniMalloc's J (409 buffers) 1.0569 ->
-/// 1.0652 with a floor of 256, and 7 of 12 uniform traces of 300-500
-/// buffers higher, two lower (docs/benchmarks.md). (It had been 1024 since
-/// the squeaky wheel first ran after the search, a floor that kept it off
-/// MiniMalloc's suite, at most 455 buffers, where D's probes lost to it,
-/// 1.0571 -> 1.0862; segments of 513-1024 buffers had not been measured.)
+/// 1.091 to 1.028 x LB) and raised none. On segments of 513-1024 buffers
+/// it (with the band search after it) took 13 of 40 planted traces of 3000
+/// and 6000 pieces closer to LB (a 718-buffer segment from 1.0057 x LB to
+/// LB, proven) and raised none, and 11 of 12 random uniform ones of
+/// 600-1000 buffers (mean excess 0.058 -> 0.043; one 1.0218 -> 1.0373).
 constexpr double kSqueakAfterSearchShare = 0.6;
-constexpr size_t kMinSqueakItems = 512;
+/// The floor: segments of at most this many buffers keep the probes alone.
+/// On those of 129-512 buffers the squeaky wheel and the band search get
+/// the smaller shares below: with them, on 99 traces of 250-1800 buffers
+/// (MiniMalloc's eleven, 42 random uniform ones, 46 planted), the mean
+/// excess over LB went from 0.00517 to 0.00225 on MiniMalloc's (J 1.0569 ->
+/// 1.0248, the others at LB either way), 0.00033 to 0.00005 on 36 planted
+/// ones of 1200-1800 pieces (8 lower, none higher) and 0.00043 to 0.00026
+/// on 10 of 800-1000 pieces (2 lower, none higher), 0.0268 to 0.0261 and
+/// 0.0061 to 0.0056 on two sets of uniform ones (10 lower, 5 higher), and
+/// the 500 buffers of a planted trace with the most bytes x steps (a
+/// near-perfect tiling) from 1.0495 to 1.0019 (docs/benchmarks.md, ninth
+/// stop). With the larger segments' shares there, J stayed at 1.0569 and one
+/// uniform trace went from 1.0078 to 1.0244; with a floor of 256, J went to
+/// 1.0652 (its 409 buffers split in smaller segments); a floor of 64 gave
+/// the same as 128. (The floor was 512 before, and 1024 before that: then
+/// the probes alone did better on MiniMalloc's suite, whose segments have
+/// at most 455 buffers.)
+constexpr size_t kMinSqueakItems = 128;
+/// On a segment of more than kMinSqueakItems but at most kMaxSmallSqueakItems
+/// buffers, the shares the squeaky wheel and then the band search get
+/// there instead of kSqueakAfterSearchShare and kBandAfterSearchShare.
+constexpr size_t kMaxSmallSqueakItems = 512;
+constexpr double kSmallSqueakShare = 0.3;
+constexpr double kSmallBandShare = 0.1;
 /// There, once it stalls, the squeaky wheel starts over from noisy sizes up
 /// to this many times, within the same share: on the small set of
 /// bench/pack_suite.py the mean excess went from 0.00616 to 0.00410 (planted
@@ -234,19 +251,22 @@ void improveSegment(const Segment &seg, SegmentSearch &state,
   // lower the incumbent before the probes (on smaller ones the probes do
   // better alone). Not in decision mode, where the decision search has had
   // all the work.
+  const bool small = seg.ids.size() <= kMaxSmallSqueakItems;
   if (polish && options.squeakyWheel && !budget.expired())
     state.arena = improveBySqueaking(
-        seg, offsets, budget.share(kSqueakAfterSearchShare), goal, state.arena,
-        state.index, options.seed, kMaxSqueakRestarts);
+        seg, offsets,
+        budget.share(small ? kSmallSqueakShare : kSqueakAfterSearchShare), goal,
+        state.arena, state.index, options.seed, kMaxSqueakRestarts);
   state.index.reset();
   // Then the band search, as on larger segments, aiming no lower than what
   // the decision search proved impossible.
   const uint64_t bandGoal = std::max(goal, state.provenLow);
   if (polish && options.bandSearch && state.arena > bandGoal &&
       !budget.expired())
-    state.arena =
-        improveTopBand(seg, offsets, budget.share(kBandAfterSearchShare),
-                       bandGoal, state.arena);
+    state.arena = improveTopBand(
+        seg, offsets,
+        budget.share(small ? kSmallBandShare : kBandAfterSearchShare), bandGoal,
+        state.arena);
   if (options.capacity)
     infeasible = decision.exhausted;
   else if (!decision.tooDeep)

@@ -90,7 +90,7 @@ static cl::opt<bool> squeakyWheel(
              "fit in orders that move the buffers ending above the lower "
              "bound earlier each pass, on a segment too large for the exact "
              "search after the random orders; best also on a segment of "
-             "513-4096 buffers after a failed exact search (which gets 30 % "
+             "129-4096 buffers after a failed exact search (which gets 30 % "
              "of the work left there, 70 % with this and --band-search "
              "both off), except with --capacity (default true; "
              "--squeaky-wheel=false shows what it buys)"),
@@ -101,7 +101,7 @@ static cl::opt<bool> bandSearch(
              "out the buffers at the top of the packing and pack them again "
              "with the exact search, above the buffers left in place, after "
              "the squeaky wheel, on a segment too large for the exact search; "
-             "best also on a segment of 513-4096 buffers after a failed "
+             "best also on a segment of 129-4096 buffers after a failed "
              "exact search, except with --capacity (default true; "
              "--band-search=false shows what it buys)"),
     cl::init(true), cl::cat(category));

@@ -113,7 +113,7 @@ struct PackOptions {
   /// above the lower bound earlier each time (the squeaky wheel,
   /// docs/Packing.md), on segments too large for the canonical search after
   /// the random orders (Exact too, where its search problem cannot be
-  /// built), and on segments of 513-4096 items after a decision search that
+  /// built), and on segments of 129-4096 items after a decision search that
   /// failed, before the probes (not in decision mode; that decision search
   /// gets 30 % of the work left rather than 70 % unless this and bandSearch
   /// are both off). A switch so that tests and benchmarks can show what it
@@ -122,7 +122,7 @@ struct PackOptions {
   /// Best: the canonical search on the band of items at the top of a
   /// packing, above the items left in place (docs/Packing.md), on segments
   /// too large for the canonical search after the squeaky wheel, and (not in
-  /// decision mode) on segments of 513-4096 items whose decision search
+  /// decision mode) on segments of 129-4096 items whose decision search
   /// failed, after the squeaky wheel, before the probes. Exact too, on a
   /// segment whose search problem cannot be built (more overlapping pairs or
   /// section memberships than the search takes), where it runs what a large
