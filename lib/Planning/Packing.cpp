@@ -94,14 +94,14 @@ constexpr double kSqueakAfterSearchShare = 0.6;
 /// ones of 1200-1800 pieces (8 lower, none higher) and 0.00043 to 0.00026
 /// on 10 of 800-1000 pieces (2 lower, none higher), 0.0268 to 0.0261 and
 /// 0.0061 to 0.0056 on two sets of uniform ones (10 lower, 5 higher), and
-/// the 500 buffers of a planted trace with the most bytes x steps (a
-/// near-perfect tiling) from 1.0495 to 1.0019 (docs/benchmarks.md, ninth
-/// stop). With the larger segments' shares there, J stayed at 1.0569 and one
-/// uniform trace went from 1.0078 to 1.0244; with a floor of 256, J went to
-/// 1.0652 (its 409 buffers split in smaller segments); a floor of 64 gave
-/// the same as 128. (The floor was 512 before, and 1024 before that: then
-/// the probes alone did better on MiniMalloc's suite, whose segments have
-/// at most 455 buffers.)
+/// the 200-500 buffers of a planted trace with the most bytes x steps (a
+/// near-perfect tiling) from 1.0301-1.0495 to 1.0001-1.0073
+/// (docs/benchmarks.md, ninth stop). With the larger segments' shares there, J
+/// stayed at 1.0569 and one uniform trace went from 1.0078 to 1.0244; with a
+/// floor of 256, J went to 1.0652 (its 409 buffers split in smaller segments);
+/// a floor of 64 gave the same as 128. (The floor was 512 before, and 1024
+/// before that: then the probes alone did better on MiniMalloc's suite, whose
+/// segments have at most 455 buffers.)
 constexpr size_t kMinSqueakItems = 128;
 /// On a segment of more than kMinSqueakItems but at most kMaxSmallSqueakItems
 /// buffers, the shares the squeaky wheel and then the band search get
