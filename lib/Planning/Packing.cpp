@@ -77,7 +77,8 @@ constexpr double kSqueakShare = 0.85;
 
 /// On a segment the search takes but could not pack at its goal: the
 /// squeaky wheel gets this share of the work left before the probes, where
-/// the segment has more than kMinSqueakItems buffers. On 12 planted and
+/// the segment has more than kMaxSmallSqueakItems buffers (kSmallSqueakShare
+/// where it has more than kMinSqueakItems, up to that). On 12 planted and
 /// irregular traces of 3000-4000 buffers it lowered six arenas (one from
 /// 1.091 to 1.028 x LB) and raised none. On segments of 513-1024 buffers
 /// it (with the band search after it) took 13 of 40 planted traces of 3000
@@ -87,10 +88,12 @@ constexpr double kSqueakShare = 0.85;
 constexpr double kSqueakAfterSearchShare = 0.6;
 /// The floor: segments of at most this many buffers keep the probes alone.
 /// On those of 129-512 buffers the squeaky wheel and the band search get
-/// the smaller shares below: with them, on 99 traces of 250-1800 buffers
-/// (MiniMalloc's eleven, 42 random uniform ones, 46 planted), the mean
-/// excess over LB went from 0.00517 to 0.00225 on MiniMalloc's (J 1.0569 ->
-/// 1.0248, the others at LB either way), 0.00033 to 0.00005 on 36 planted
+/// the smaller shares below: with them, on 99 traces (MiniMalloc's eleven,
+/// of 154-454 buffers; 42 random uniform ones of 250-1000 buffers; 46
+/// planted ones of 800-1800 pieces, 411-1052 buffers), the mean excess over
+/// LB went from 0.00517 to 0.00225 on MiniMalloc's (J 1.0569 -> 1.0248 at
+/// the default bound, but 1.0580 -> 1.0600 at half of it; the others at LB
+/// either way), 0.00033 to 0.00005 on 36 planted
 /// ones of 1200-1800 pieces (8 lower, none higher) and 0.00043 to 0.00026
 /// on 10 of 800-1000 pieces (2 lower, none higher), 0.0268 to 0.0261 and
 /// 0.0061 to 0.0056 on two sets of uniform ones (10 lower, 5 higher), and
@@ -98,10 +101,10 @@ constexpr double kSqueakAfterSearchShare = 0.6;
 /// near-perfect tiling) from 1.0301-1.0495 to 1.0001-1.0073
 /// (docs/benchmarks.md, ninth stop). With the larger segments' shares there, J
 /// stayed at 1.0569 and one uniform trace went from 1.0078 to 1.0244; with a
-/// floor of 256, J went to 1.0652 (its 409 buffers split in smaller segments);
-/// a floor of 64 gave the same as 128. (The floor was 512 before, and 1024
-/// before that: then the probes alone did better on MiniMalloc's suite, whose
-/// segments have at most 455 buffers.)
+/// floor of 256, J went to 1.0652; a floor of 64 gave the same as 128 on all
+/// 99 (so nothing shows that the probes do better alone below it). (The floor
+/// was 512 before, and 1024 before that: then the probes alone did better on
+/// MiniMalloc's suite, whose segments have at most 455 buffers.)
 constexpr size_t kMinSqueakItems = 128;
 /// On a segment of more than kMinSqueakItems but at most kMaxSmallSqueakItems
 /// buffers, the shares the squeaky wheel and then the band search get
@@ -112,18 +115,23 @@ constexpr double kSmallBandShare = 0.1;
 /// There, once it stalls, the squeaky wheel starts over from noisy sizes up
 /// to this many times, within the same share: on the small set of
 /// bench/pack_suite.py the mean excess went from 0.00616 to 0.00410 (planted
-/// 8000 pieces, seed 3: 1.0217 to 1.0047 x LB), none higher. Not on larger
-/// segments: there the band search and the repair after it need the work
-/// (held-out set: 0.00208 to 0.00228, five arenas at LB to two, when it
-/// restarted there too; docs/benchmarks.md).
+/// 8000 pieces, seed 3: 1.0217 to 1.0047 x LB), none higher (measured when
+/// it ran on segments of more than 512 buffers only; on those of 129-512 it
+/// restarts too, as on the 99 traces above: a stall of 32, 64 or 256 passes
+/// instead of kMaxSqueakStall's 128 did no better there; the count itself
+/// was not varied). Not on larger segments (more than kMaxSearchItems): there
+/// the band search and the repair after it need the work (held-out set: 0.00208
+/// to 0.00228, five arenas at LB to two, when it restarted there too;
+/// docs/benchmarks.md).
 constexpr unsigned kMaxSqueakRestarts = 64;
 /// There, after the squeaky wheel, the band search gets this share of the
 /// work left before the probes. On the small set of bench/pack_suite.py the
 /// mean excess went from 0.00678 to 0.00616 (0.00606 with half the work
 /// left, but then the three planted traces laid end to end of
 /// segment-floor.test went from 1.0390 to 1.0730 x LB: the probes of the
-/// highest segment lost the work they need); on MiniMalloc's suite, whose
-/// segments are smaller, D went from 1.0571 to 1.0976 when it ran there too.
+/// highest segment lost the work they need); on MiniMalloc's suite, D went
+/// from 1.0571 to 1.0976 when it ran there with this share (it runs there
+/// with kSmallBandShare now). On segments of more than kMaxSmallSqueakItems.
 constexpr double kBandAfterSearchShare = 0.25;
 
 /// The share of the remaining time the decision search at the goal gets
@@ -139,7 +147,9 @@ constexpr double kDecisionShare = 0.7;
 /// buffers) the mean excess over LB went from 0.00501 to 0.00450 (17
 /// arenas lower, 2 higher; 0.00487 with 0.5, 0.00450 with 0.15 but 4
 /// higher); on the small set of bench/pack_suite.py from 0.00026 to 0.00018
-/// (docs/benchmarks.md).
+/// (docs/benchmarks.md). Segments of 129-512 buffers get it too: on the 99
+/// traces of kMinSqueakItems, 0.2, 0.4 and 0.5 left J at 1.0497, 1.0549 and
+/// 1.0590 (0.3: 1.0248) and did no better on the others (ninth stop).
 constexpr double kPolishDecisionShare = 0.3;
 
 /// The first probe slices: about 0.02 s of search (kDefaultPackWork is
@@ -207,9 +217,10 @@ void improveLarge(const Segment &seg, SegmentSearch &state,
 /// search follow) and are kept for the probes when it fails (Best, on a
 /// segment of more than kMinSqueakItems buffers, first gives the squeaky
 /// wheel, with restarts, kSqueakAfterSearchShare of what is left, then the band
-/// search kBandAfterSearchShare of the rest); larger ones, and those whose
-/// search problem cannot be built (more overlapping pairs or section
-/// memberships than kMaxSearchEntries, or more work than is left), get
+/// search kBandAfterSearchShare of the rest; kSmallSqueakShare and
+/// kSmallBandShare on one of at most kMaxSmallSqueakItems); larger ones, and
+/// those whose search problem cannot be built (more overlapping pairs or
+/// section memberships than kMaxSearchEntries, or more work than is left), get
 /// improveLarge within `largeShare` of `budget`. Sets `infeasible` when the
 /// capacity is proven too small.
 void improveSegment(const Segment &seg, SegmentSearch &state,
@@ -248,15 +259,16 @@ void improveSegment(const Segment &seg, SegmentSearch &state,
     state.provenLow = goal + 1;
   // The search could not reach the goal: on a segment of more than
   // kMinSqueakItems buffers the squeaky wheel and the band search may still
-  // lower the incumbent before the probes (on smaller ones the probes do
-  // better alone). Not in decision mode, where the decision search has had
-  // all the work.
-  const bool small = seg.ids.size() <= kMaxSmallSqueakItems;
+  // lower the incumbent before the probes (smaller ones keep the probes
+  // alone). Not in decision mode, where the decision search has had all the
+  // work.
+  const bool smallSegment = seg.ids.size() <= kMaxSmallSqueakItems;
   if (polish && options.squeakyWheel && !budget.expired())
     state.arena = improveBySqueaking(
         seg, offsets,
-        budget.share(small ? kSmallSqueakShare : kSqueakAfterSearchShare), goal,
-        state.arena, state.index, options.seed, kMaxSqueakRestarts);
+        budget.share(smallSegment ? kSmallSqueakShare
+                                  : kSqueakAfterSearchShare),
+        goal, state.arena, state.index, options.seed, kMaxSqueakRestarts);
   state.index.reset();
   // Then the band search, as on larger segments, aiming no lower than what
   // the decision search proved impossible.
@@ -265,8 +277,8 @@ void improveSegment(const Segment &seg, SegmentSearch &state,
       !budget.expired())
     state.arena = improveTopBand(
         seg, offsets,
-        budget.share(small ? kSmallBandShare : kBandAfterSearchShare), bandGoal,
-        state.arena);
+        budget.share(smallSegment ? kSmallBandShare : kBandAfterSearchShare),
+        bandGoal, state.arena);
   if (options.capacity)
     infeasible = decision.exhausted;
   else if (!decision.tooDeep)
@@ -558,7 +570,9 @@ static PackResult packOnThisStack(ArrayRef<PackItem> items,
 /// bench/pack_suite.py and MiniMalloc's challenging suite
 /// (docs/benchmarks.md): the composites reach their best arenas with half
 /// the work or less, and some traces need half for the items (MiniMalloc's
-/// J: 1.0569 x LB from 2.5 * 10^8 units, 1.0580 with 1.5 * 10^8).
+/// J, when this was chosen: 1.0569 x LB from 2.5 * 10^8 units, 1.0580 with
+/// 1.5 * 10^8; since the ninth stop 1.0600 at 2.5 * 10^8, 1.0248 at the
+/// default bound).
 constexpr double kItemsShare = 0.5;
 /// The same where one of the segments coalesced is huge (kMinHugeItems)
 /// and the seeded fits are on:

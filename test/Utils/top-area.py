@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
-"""Prints the K buffers of a MiniMalloc CSV trace (id,lower,upper,size) with
-the most bytes x steps (size times lifetime; ties by row), as a trace of
-their own, in the input's row order.
+"""Prints the K buffers of a MiniMalloc CSV trace with the most bytes x
+steps (size times lifetime, upper - lower; ties by row) as a trace of their
+own: the input's columns, its rows in its order.
 
 usage: top-area.py TRACE.csv K
+  (TRACE.csv: a header with id, lower, upper and size, as memplan-pack
+   reads; other columns, such as alignment, are kept)
 """
 import csv
 import sys
@@ -12,9 +14,20 @@ import sys
 def main():
     if len(sys.argv) != 3:
         sys.exit(__doc__)
+    try:
+        k = int(sys.argv[2])
+    except ValueError:
+        sys.exit("top-area.py: K must be an integer, not %r" % sys.argv[2])
     with open(sys.argv[1], newline="") as f:
-        rows = list(csv.DictReader(f))
-    k = int(sys.argv[2])
+        reader = csv.DictReader(f)
+        fields = reader.fieldnames or []
+        missing = [c for c in ("id", "lower", "upper", "size") if c not in fields]
+        if missing:
+            sys.exit("top-area.py: %s: no %s column (a header id,lower,upper,"
+                     "size is needed)" % (sys.argv[1], ", ".join(missing)))
+        rows = list(reader)
+    if not rows:
+        sys.exit("top-area.py: %s has no buffers" % sys.argv[1])
     if not 0 < k <= len(rows):
         sys.exit("top-area.py: K must be in [1, %d]" % len(rows))
 
@@ -23,10 +36,10 @@ def main():
         return int(row["size"]) * (int(row["upper"]) - int(row["lower"]))
 
     chosen = sorted(range(len(rows)), key=lambda i: (-area(i), i))[:k]
-    print("id,lower,upper,size")
+    writer = csv.DictWriter(sys.stdout, fieldnames=fields, lineterminator="\n")
+    writer.writeheader()
     for i in sorted(chosen):
-        row = rows[i]
-        print(f"{row['id']},{row['lower']},{row['upper']},{row['size']}")
+        writer.writerow(rows[i])
 
 
 if __name__ == "__main__":
