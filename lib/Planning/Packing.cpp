@@ -139,18 +139,31 @@ constexpr double kBandAfterSearchShare = 0.25;
 constexpr double kDecisionShare = 0.7;
 /// The same, on a segment where the squeaky wheel or the band search follows
 /// a failed decision search (Best, more than kMinSqueakItems buffers, not
-/// in decision mode, either phase on; with both off the decision search
-/// keeps kDecisionShare, so that the probes get what they got before
-/// these phases ran): a decision search that succeeds mostly does so early,
-/// and one that fails there leaves them the work. On 44 traces held out
-/// from the choice (planted, 1500-8000 pieces; uniform, 700 and 2000
-/// buffers) the mean excess over LB went from 0.00501 to 0.00450 (17
+/// in decision mode (kCapacityPolishDecisionShare there), either phase on; with
+/// both off the decision search keeps kDecisionShare, so that the probes get
+/// what they got before these phases ran): a decision search that succeeds
+/// mostly does so early, and one that fails there leaves them the work. On 44
+/// traces held out from the choice (planted, 1500-8000 pieces; uniform, 700 and
+/// 2000 buffers) the mean excess over LB went from 0.00501 to 0.00450 (17
 /// arenas lower, 2 higher; 0.00487 with 0.5, 0.00450 with 0.15 but 4
 /// higher); on the small set of bench/pack_suite.py from 0.00026 to 0.00018
 /// (docs/benchmarks.md). Segments of 129-512 buffers get it too: on the 99
 /// traces of kMinSqueakItems, 0.2, 0.4 and 0.5 left J at 1.0497, 1.0549 and
 /// 1.0590 (0.3: 1.0248) and did no better on the others (ninth stop).
 constexpr double kPolishDecisionShare = 0.3;
+/// The same in decision mode (where no probes follow, and only the decision
+/// search proves that nothing fits): the squeaky wheel and the band search
+/// follow a failed decision search there too, so that decision mode is not
+/// weaker than a plain run (a 1024-buffer trace that plain Best packs at
+/// 1.0032 x LB was answered "does not fit" under a capacity 1.0088 x LB
+/// when the decision search had all the work). On 67 trace files (60
+/// distinct: MiniMalloc's, planted, uniform, and subsets of planted ones;
+/// docs/benchmarks.md, ninth stop) at capacity = plain
+/// Best's arena, 40 fit before; 59 with 0.5, one fewer fit halfway between
+/// LB and that arena; 54 with 0.7, none fewer; no proof was lost on 13
+/// traces at capacity = the exact search's arena - 1 (docs/benchmarks.md,
+/// ninth stop).
+constexpr double kCapacityPolishDecisionShare = 0.5;
 
 /// The first probe slices: about 0.02 s of search (kDefaultPackWork is
 /// about 1 s).
@@ -214,15 +227,17 @@ void improveLarge(const Segment &seg, SegmentSearch &state,
 /// `budget` (its share): segments small enough (every one for Exact) get the
 /// canonical search at the goal with kDecisionShare of it (all of it in
 /// decision mode; kPolishDecisionShare where the squeaky wheel and the band
-/// search follow) and are kept for the probes when it fails (Best, on a
-/// segment of more than kMinSqueakItems buffers, first gives the squeaky
-/// wheel, with restarts, kSqueakAfterSearchShare of what is left, then the band
-/// search kBandAfterSearchShare of the rest; kSmallSqueakShare and
-/// kSmallBandShare on one of at most kMaxSmallSqueakItems); larger ones, and
-/// those whose search problem cannot be built (more overlapping pairs or
-/// section memberships than kMaxSearchEntries, or more work than is left), get
-/// improveLarge within `largeShare` of `budget`. Sets `infeasible` when the
-/// capacity is proven too small.
+/// search follow, kCapacityPolishDecisionShare in decision mode) and are
+/// kept for the probes when it fails (outside decision mode; before them,
+/// and in decision mode too, Best, on a segment of more than
+/// kMinSqueakItems buffers, gives the squeaky wheel, with restarts,
+/// kSqueakAfterSearchShare of what is left, then the band search
+/// kBandAfterSearchShare of the rest; kSmallSqueakShare and kSmallBandShare on
+/// one of at most kMaxSmallSqueakItems); larger ones, and those whose search
+/// problem cannot be built (more overlapping pairs or section memberships than
+/// kMaxSearchEntries, or more work than is left), get improveLarge within
+/// `largeShare` of `budget`. Sets `infeasible` when the capacity is proven too
+/// small.
 void improveSegment(const Segment &seg, SegmentSearch &state,
                     std::vector<uint64_t> &offsets, const Budget &budget,
                     uint64_t goal, const PackOptions &options,
@@ -244,11 +259,12 @@ void improveSegment(const Segment &seg, SegmentSearch &state,
   }
   // What follows a failed decision search (below) decides its share.
   const bool polish = options.algorithm == PackAlgorithm::Best &&
-                      !options.capacity && seg.ids.size() > kMinSqueakItems &&
+                      seg.ids.size() > kMinSqueakItems &&
                       (options.squeakyWheel || options.bandSearch);
-  double share = options.capacity ? 1.0
-                 : polish         ? kPolishDecisionShare
-                                  : kDecisionShare;
+  double share = options.capacity
+                     ? (polish ? kCapacityPolishDecisionShare : 1.0)
+                 : polish ? kPolishDecisionShare
+                          : kDecisionShare;
   SearchOutcome decision =
       searchPortfolio(*problem, offsets, budget.share(share), goal);
   if (decision.arena <= goal) {
@@ -260,8 +276,8 @@ void improveSegment(const Segment &seg, SegmentSearch &state,
   // The search could not reach the goal: on a segment of more than
   // kMinSqueakItems buffers the squeaky wheel and the band search may still
   // lower the incumbent before the probes (smaller ones keep the probes
-  // alone). Not in decision mode, where the decision search has had all the
-  // work.
+  // alone). In decision mode too: they stop at the capacity, and prove
+  // nothing.
   const bool smallSegment = seg.ids.size() <= kMaxSmallSqueakItems;
   if (polish && options.squeakyWheel && !budget.expired())
     state.arena = improveBySqueaking(

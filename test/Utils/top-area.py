@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Prints the K buffers of a MiniMalloc CSV trace with the most bytes x
-steps (size times lifetime, upper - lower; ties by row) as a trace of their
-own: the input's columns, its rows in its order.
+steps (size times lifetime, upper - lower; ties by row), or with --by-size
+the K largest (ties by lifetime, then row), as a trace of their own: the
+input's columns, its rows in its order.
 
-usage: top-area.py TRACE.csv K
+usage: top-area.py TRACE.csv K [--by-size]
   (TRACE.csv: a header with id, lower, upper and size, as memplan-pack
    reads; other columns, such as alignment, are kept)
 """
@@ -12,7 +13,8 @@ import sys
 
 
 def main():
-    if len(sys.argv) != 3:
+    by_size = sys.argv[3:] == ["--by-size"]
+    if len(sys.argv) != 3 and not by_size:
         sys.exit(__doc__)
     try:
         k = int(sys.argv[2])
@@ -31,11 +33,13 @@ def main():
     if not 0 < k <= len(rows):
         sys.exit("top-area.py: K must be in [1, %d]" % len(rows))
 
-    def area(index):
+    def key(index):
         row = rows[index]
-        return int(row["size"]) * (int(row["upper"]) - int(row["lower"]))
+        size = int(row["size"])
+        life = int(row["upper"]) - int(row["lower"])
+        return (-size, -life, index) if by_size else (-size * life, index)
 
-    chosen = sorted(range(len(rows)), key=lambda i: (-area(i), i))[:k]
+    chosen = sorted(range(len(rows)), key=key)[:k]
     writer = csv.DictWriter(sys.stdout, fieldnames=fields, lineterminator="\n")
     writer.writeheader()
     for i in sorted(chosen):

@@ -92,7 +92,8 @@ static cl::opt<bool> squeakyWheel(
              "search after the random orders; best also on a segment of "
              "129-4096 buffers after a failed exact search (which gets 30 % "
              "of the work left there, 70 % with this and --band-search "
-             "both off), except with --capacity (default true; "
+             "both off; with --capacity 50 %, all of it with both off) "
+             "(default true; "
              "--squeaky-wheel=false shows what it buys)"),
     cl::init(true), cl::cat(category));
 static cl::opt<bool> bandSearch(
@@ -102,7 +103,7 @@ static cl::opt<bool> bandSearch(
              "with the exact search, above the buffers left in place, after "
              "the squeaky wheel, on a segment too large for the exact search; "
              "best also on a segment of 129-4096 buffers after a failed "
-             "exact search, except with --capacity (default true; "
+             "exact search (default true; "
              "--band-search=false shows what it buys)"),
     cl::init(true), cl::cat(category));
 static cl::opt<bool> seededFit(

@@ -114,16 +114,16 @@ struct PackOptions {
   /// docs/Packing.md), on segments too large for the canonical search after
   /// the random orders (Exact too, where its search problem cannot be
   /// built), and on segments of 129-4096 items after a decision search that
-  /// failed, before the probes (not in decision mode; that decision search
-  /// gets 30 % of the work left rather than 70 % unless this and bandSearch
-  /// are both off). A switch so that tests and benchmarks can show what it
+  /// failed, before the probes (that decision search gets 30 % of the work
+  /// left rather than 70 % unless this and bandSearch are both off; in
+  /// decision mode 50 % rather than all of it). A switch so that tests and benchmarks can show what it
   /// buys.
   bool squeakyWheel = true;
   /// Best: the canonical search on the band of items at the top of a
   /// packing, above the items left in place (docs/Packing.md), on segments
-  /// too large for the canonical search after the squeaky wheel, and (not in
-  /// decision mode) on segments of 129-4096 items whose decision search
-  /// failed, after the squeaky wheel, before the probes. Exact too, on a
+  /// too large for the canonical search after the squeaky wheel, and on
+  /// segments of 129-4096 items whose decision search failed, after the
+  /// squeaky wheel, before the probes. Exact too, on a
   /// segment whose search problem cannot be built (more overlapping pairs or
   /// section memberships than the search takes), where it runs what a large
   /// segment gets. A switch so that tests and benchmarks can show what it
