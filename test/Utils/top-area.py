@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Prints the K buffers of a MiniMalloc CSV trace with the most bytes x
 steps (size times lifetime, upper - lower; ties by row), or with --by-size
-the K largest (ties by lifetime, then row), as a trace of their own: the
-input's columns, its rows in its order.
+the K largest (at equal sizes the longest-lived, then by row), as a trace
+of their own: the input's columns, its rows in its order.
 
 usage: top-area.py TRACE.csv K [--by-size]
   (TRACE.csv: a header with id, lower, upper and size, as memplan-pack

@@ -116,8 +116,8 @@ struct PackOptions {
   /// built), and on segments of 129-4096 items after a decision search that
   /// failed, before the probes (that decision search gets 30 % of the work
   /// left rather than 70 % unless this and bandSearch are both off; in
-  /// decision mode 50 % rather than all of it). A switch so that tests and benchmarks can show what it
-  /// buys.
+  /// decision mode, where no probes follow, 50 % rather than all of it). A
+  /// switch so that tests and benchmarks can show what it buys.
   bool squeakyWheel = true;
   /// Best: the canonical search on the band of items at the top of a
   /// packing, above the items left in place (docs/Packing.md), on segments
