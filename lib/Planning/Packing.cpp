@@ -88,23 +88,13 @@ constexpr double kSqueakShare = 0.85;
 constexpr double kSqueakAfterSearchShare = 0.6;
 /// The floor: segments of at most this many buffers keep the probes alone.
 /// On those of 129-512 buffers the squeaky wheel and the band search get
-/// the smaller shares below: with them, on 99 traces (MiniMalloc's eleven,
-/// of 154-454 buffers; 42 random uniform ones of 250-1000 buffers; 46
-/// planted ones of 800-1800 pieces, 411-1052 buffers), the mean excess over
-/// LB went from 0.00517 to 0.00225 on MiniMalloc's (J 1.0569 -> 1.0248 at
-/// the default bound, but 1.0580 -> 1.0600 at half of it; the others at LB
-/// either way), 0.00033 to 0.00005 on 36 planted
-/// ones of 1200-1800 pieces (8 lower, none higher) and 0.00043 to 0.00026
-/// on 10 of 800-1000 pieces (2 lower, none higher), 0.0268 to 0.0261 and
-/// 0.0061 to 0.0056 on two sets of uniform ones (10 lower, 5 higher), and
-/// the 200-500 buffers of a planted trace with the most bytes x steps (a
-/// near-perfect tiling) from 1.0301-1.0495 to 1.0001-1.0073
-/// (docs/benchmarks.md, ninth stop). With the larger segments' shares there, J
-/// stayed at 1.0569 and one uniform trace went from 1.0078 to 1.0244; with a
-/// floor of 256, J went to 1.0652; a floor of 64 gave the same as 128 on all
-/// 99 (so nothing shows that the probes do better alone below it). (The floor
-/// was 512 before, and 1024 before that: then the probes alone did better on
-/// MiniMalloc's suite, whose segments have at most 455 buffers.)
+/// the smaller shares below. Chosen on 99 traces (MiniMalloc's eleven, 42
+/// random uniform, 46 planted; the grid is in docs/benchmarks.md, ninth
+/// stop): the mean excess over LB fell on every group, MiniMalloc's J
+/// 1.0569 -> 1.0248 x LB at the default bound (1.0580 -> 1.0600 at half of
+/// it), 10 planted arenas lower and none higher, 10 uniform ones lower and
+/// 5 higher. A floor of 256 took J to 1.0652; one of 64 gave the same as
+/// 128 on all 99. (It was 512 before, and 1024 before that.)
 constexpr size_t kMinSqueakItems = 128;
 /// On a segment of more than kMinSqueakItems but at most kMaxSmallSqueakItems
 /// buffers, the shares the squeaky wheel and then the band search get
@@ -154,16 +144,13 @@ constexpr double kPolishDecisionShare = 0.3;
 /// The same in decision mode (where no probes follow, and only the decision
 /// search proves that nothing fits): the squeaky wheel and the band search
 /// follow a failed decision search there too (not one that proved the
-/// capacity too small), so that decision mode is not
-/// weaker than a plain run (a 1024-buffer trace that plain Best packs at
-/// 1.0032 x LB was answered "does not fit" under a capacity 1.0088 x LB
-/// when the decision search had all the work). On 67 trace files (60
-/// distinct: MiniMalloc's, planted, uniform, and subsets of planted ones;
-/// docs/benchmarks.md, ninth stop) at capacity = plain
-/// Best's arena, 40 fit before; 59 with 0.5, one fewer fit halfway between
-/// LB and that arena; 54 with 0.7, none fewer; no proof was lost on 13
-/// traces at capacity = the exact search's arena - 1 (docs/benchmarks.md,
-/// ninth stop).
+/// capacity too small), so that decision mode is not weaker than a plain
+/// run (a 1024-buffer trace that plain Best packs at 1.0032 x LB was
+/// answered "does not fit" under 1.0088 x LB when the decision search had
+/// all the work). On 67 trace files at capacity = plain Best's arena, 40
+/// fit before, 59 with 0.5 (one fewer halfway between LB and that arena),
+/// 54 with 0.7; no proof was lost on 13 traces at capacity = the exact
+/// search's arena - 1 (docs/benchmarks.md, ninth stop).
 constexpr double kCapacityPolishDecisionShare = 0.5;
 
 /// The first probe slices: about 0.02 s of search (kDefaultPackWork is
@@ -285,22 +272,22 @@ void improveSegment(const Segment &seg, SegmentSearch &state,
   // alone). In decision mode too: they stop at the capacity, and prove
   // nothing.
   const bool smallSegment = seg.ids.size() <= kMaxSmallSqueakItems;
+  const double squeakShare =
+      smallSegment ? kSmallSqueakShare : kSqueakAfterSearchShare;
+  const double bandShare =
+      smallSegment ? kSmallBandShare : kBandAfterSearchShare;
   if (polish && options.squeakyWheel && !budget.expired())
-    state.arena = improveBySqueaking(
-        seg, offsets,
-        budget.share(smallSegment ? kSmallSqueakShare
-                                  : kSqueakAfterSearchShare),
-        goal, state.arena, state.index, options.seed, kMaxSqueakRestarts);
+    state.arena = improveBySqueaking(seg, offsets, budget.share(squeakShare),
+                                     goal, state.arena, state.index,
+                                     options.seed, kMaxSqueakRestarts);
   state.index.reset();
   // Then the band search, as on larger segments, aiming no lower than what
   // the decision search proved impossible.
   const uint64_t bandGoal = std::max(goal, state.provenLow);
   if (polish && options.bandSearch && state.arena > bandGoal &&
       !budget.expired())
-    state.arena = improveTopBand(
-        seg, offsets,
-        budget.share(smallSegment ? kSmallBandShare : kBandAfterSearchShare),
-        bandGoal, state.arena);
+    state.arena = improveTopBand(seg, offsets, budget.share(bandShare),
+                                 bandGoal, state.arena);
   // No probes follow in decision mode: what the phases leave goes on to the
   // other segments and the composites (a second decision search with it
   // fitted fewer: 56 rather than 59 of the 67 traces of
